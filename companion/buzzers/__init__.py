@@ -1,0 +1,1 @@
+"""Press sources (GPIO, serial microcontroller, phones, simulated) behind one seam."""

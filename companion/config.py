@@ -1,0 +1,180 @@
+"""The one TOML configuration file, validated at start.
+
+Every value has a default, so the service runs with no file at all. A wrong value stops the start
+with one line that names the key and the problem; an unknown key is an error too (a typo must not
+silently fall back to a default).
+"""
+
+from __future__ import annotations
+
+import difflib
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from companion.dice import Catalogue, build_catalogue
+from companion.errors import ConfigError
+from companion.table.gamerun import UNDO_POLICIES, UndoPolicy
+from companion.table.seating import MAX_SEATS, MIN_SEATS
+
+DEFAULT_CONFIG_NAME = "companion.toml"
+LANGUAGES = ("en", "fr")
+BUTTON_SOURCES = ("auto", "simulated")
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    host: str = "0.0.0.0"
+    port: int = 8080
+    threads: int = 48
+    public_url: str = ""
+    """The address printed and put in the QR code; found from the network interfaces when empty."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableConfig:
+    seats: int = 6
+    language: str = "en"
+    undo: UndoPolicy = "host_and_own"
+    tray: str = "2d6"
+
+
+@dataclass(frozen=True, slots=True)
+class ButtonsConfig:
+    source: str = "auto"
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    server: ServerConfig = field(default_factory=ServerConfig)
+    table: TableConfig = field(default_factory=TableConfig)
+    buttons: ButtonsConfig = field(default_factory=ButtonsConfig)
+    data_dir: Path = Path("data")
+    catalogue: Catalogue = field(default_factory=lambda: load_catalogue({}, {}, None))
+    source: Path | None = None
+
+
+def shipped_dice() -> Mapping[str, Any]:
+    """The dice data file that ships inside the package (facts copied from the rule specs)."""
+    with resources.files("companion.data").joinpath("dice.toml").open("rb") as fh:
+        return tomllib.load(fh)
+
+
+def load_catalogue(dice: Mapping[str, Any], presets: Mapping[str, Any], source: str | None) -> Catalogue:
+    return build_catalogue(shipped_dice(), dice, presets, source)
+
+
+_SECTIONS: dict[str, set[str]] = {
+    "server": {"host", "port", "threads", "public_url"},
+    "table": {"seats", "language", "undo", "tray"},
+    "buttons": {"source"},
+    "data": {"dir"},
+    "dice": set(),
+    "dice_presets": set(),
+}
+
+
+def load_config(path: Path | None, overrides: Mapping[str, Any] | None = None) -> Config:
+    """Defaults, then the file at `path` (if any), then `overrides` ("server.port" -> 9000)."""
+    raw: dict[str, Any] = {}
+    source = str(path) if path else None
+    if path is not None:
+        try:
+            with open(path, "rb") as fh:
+                raw = tomllib.load(fh)
+        except FileNotFoundError:
+            raise ConfigError("--config", f"no such file: {path}") from None
+        except IsADirectoryError:
+            raise ConfigError("--config", f"{path} is a folder, not a TOML file") from None
+        except PermissionError:
+            raise ConfigError("--config", f"cannot read {path}: permission denied") from None
+        except tomllib.TOMLDecodeError as err:
+            raise ConfigError("(file)", f"not valid TOML: {err}", source) from None
+        except UnicodeDecodeError:
+            raise ConfigError("(file)", "not valid TOML: the file is not UTF-8 text", source) from None
+    for section, value in raw.items():
+        if section not in _SECTIONS:
+            raise ConfigError(section, _unknown(section, _SECTIONS), source)
+        if not isinstance(value, dict):
+            raise ConfigError(section, "must be a table ([" + section + "])", source)
+        if _SECTIONS[section]:
+            for key in value:
+                if key not in _SECTIONS[section]:
+                    raise ConfigError(f"{section}.{key}", _unknown(key, _SECTIONS[section]), source)
+    values = {f"{s}.{k}": v for s, table in raw.items() if _SECTIONS[s] for k, v in table.items()}
+    cli_keys = set()
+    for key, value in (overrides or {}).items():
+        if value is not None:
+            values[key] = value
+            cli_keys.add(key)
+
+    def where(key: str) -> str | None:
+        return None if key in cli_keys else source
+
+    def get(key: str, default: Any) -> Any:
+        return values.get(key, default)
+
+    server = ServerConfig(
+        host=_text(get("server.host", "0.0.0.0"), "server.host", where("server.host"), allow_empty=False),
+        port=_int(get("server.port", 8080), "server.port", 1, 65535, where("server.port")),
+        threads=_int(get("server.threads", 48), "server.threads", 4, 1000, where("server.threads")),
+        public_url=_url(get("server.public_url", ""), "server.public_url", where("server.public_url")),
+    )
+    table = TableConfig(
+        seats=_int(get("table.seats", 6), "table.seats", MIN_SEATS, MAX_SEATS, where("table.seats")),
+        language=_choice(get("table.language", "en"), "table.language", LANGUAGES, where("table.language")),
+        undo=_choice(get("table.undo", "host_and_own"), "table.undo", UNDO_POLICIES, where("table.undo")),
+        tray=_text(get("table.tray", "2d6"), "table.tray", where("table.tray"), allow_empty=False),
+    )
+    buttons = ButtonsConfig(
+        source=_choice(get("buttons.source", "auto"), "buttons.source", BUTTON_SOURCES, where("buttons.source")),
+    )
+    data_value = _text(get("data.dir", "data"), "data.dir", where("data.dir"), allow_empty=False)
+    data_dir = Path(data_value).expanduser()
+    if not data_dir.is_absolute() and path is not None and "data.dir" not in cli_keys:
+        data_dir = path.parent / data_dir  # relative to the config file, like most tools
+    catalogue = load_catalogue(raw.get("dice", {}), raw.get("dice_presets", {}), source)
+    if table.tray not in catalogue.presets:
+        raise ConfigError("table.tray", f"no dice preset called {table.tray!r} "
+                          f"(known: {', '.join(catalogue.presets)})", where("table.tray"))
+    return Config(server, table, buttons, data_dir, catalogue, path)
+
+
+def _unknown(key: str, known: Mapping[str, Any] | set[str]) -> str:
+    close = difflib.get_close_matches(key, list(known), n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else f" (known: {', '.join(sorted(known))})"
+    return f"unknown key{hint}"
+
+
+def _int(value: Any, key: str, low: int, high: int, source: str | None) -> int:
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(key, f"must be a whole number from {low} to {high} (got {value!r})", source)
+    if not low <= value <= high:
+        raise ConfigError(key, f"must be from {low} to {high} (got {value})", source)
+    return value
+
+
+def _text(value: Any, key: str, source: str | None, allow_empty: bool = True) -> str:
+    if not isinstance(value, str):
+        raise ConfigError(key, f"must be a text in quotes (got {value!r})", source)
+    if not allow_empty and not value.strip():
+        raise ConfigError(key, "must not be empty", source)
+    return value.strip()
+
+
+def _choice(value: Any, key: str, choices: tuple[str, ...], source: str | None) -> Any:
+    if value not in choices:
+        raise ConfigError(key, f"must be one of {', '.join(repr(c) for c in choices)} (got {value!r})", source)
+    return value
+
+
+def _url(value: Any, key: str, source: str | None) -> str:
+    text = _text(value, key, source)
+    if text and not (text.startswith("http://") or text.startswith("https://")):
+        raise ConfigError(key, f"must start with http:// or https:// (got {text!r})", source)
+    return text.rstrip("/")

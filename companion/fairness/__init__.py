@@ -1,0 +1,1 @@
+"""Randomness that enters the rules only through an argument, so every outcome can be recorded."""

@@ -1,0 +1,217 @@
+"""The dice tray: anyone at the table rolls any set of dice from the catalogue.
+
+Useful on its own (a shared, synchronised, logged roll for any board game) and the first mode that
+goes through the whole pipeline: command -> event carrying the faces -> durable -> view.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from companion.dice import Catalogue, Die
+from companion.errors import ConfigError
+from companion.fairness.rng import RandomSource
+from companion.games.base import (
+    Command,
+    Event,
+    GameDefinition,
+    OptionsError,
+    Rejection,
+    SeatInfo,
+    Secret,
+    Viewer,
+)
+
+MAX_DICE = 20
+RECENT = 30
+"""How many rolls the state keeps for display; the full history is the log."""
+
+
+@dataclass(frozen=True, slots=True)
+class RolledDie:
+    die: str
+    face: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"die": self.die, "face": self.face}
+
+
+@dataclass(frozen=True, slots=True)
+class Roll:
+    number: int
+    by: str
+    at_us: int
+    dice: tuple[RolledDie, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TrayState:
+    catalogue: Catalogue
+    seats: tuple[SeatInfo, ...]
+    tray: tuple[str, ...]
+    rolls_total: int = 0
+    recent: tuple[Roll, ...] = ()
+
+
+def normalize_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    try:
+        catalogue = Catalogue.from_json(options.get("catalogue") or {})
+    except ConfigError as err:
+        raise OptionsError(f"catalogue.{err.key}", err.problem) from err
+    if not catalogue.dice:
+        raise OptionsError("catalogue.dice", "the tray needs at least one die")
+    tray = options.get("tray", [])
+    if isinstance(tray, str):
+        if tray not in catalogue.presets:
+            raise OptionsError("tray", f"no preset called {tray!r}")
+        tray = list(catalogue.presets[tray].dice)
+    if not isinstance(tray, list) or len(tray) > MAX_DICE or any(d not in catalogue.dice for d in tray):
+        raise OptionsError("tray", f"a list of at most {MAX_DICE} dice from the catalogue")
+    return {"catalogue": catalogue.to_json(), "tray": list(tray)}
+
+
+def setup(options: Mapping[str, Any], seats: Sequence[SeatInfo], rng: RandomSource) -> TrayState:
+    return TrayState(Catalogue.from_json(options["catalogue"]), tuple(seats), tuple(options["tray"]))
+
+
+def _requested_dice(state: TrayState, args: Mapping[str, Any]) -> tuple[list[str] | None, Rejection | None]:
+    """The dice a roll or set_tray command names: `dice` (ids), `preset` (id), or neither."""
+    if "dice" in args and "preset" in args:
+        return None, Rejection("bad_arguments", {"detail": "dice|preset"})
+    if "preset" in args:
+        preset = args["preset"]
+        if not isinstance(preset, str) or preset not in state.catalogue.presets:
+            return None, Rejection("unknown_preset", {"preset": str(preset)[:40]})
+        return list(state.catalogue.presets[preset].dice), None
+    if "dice" in args:
+        dice = args["dice"]
+        if not isinstance(dice, list) or not all(isinstance(d, str) for d in dice):
+            return None, Rejection("bad_arguments", {"detail": "dice"})
+        if len(dice) > MAX_DICE:
+            return None, Rejection("too_many_dice", {"max": MAX_DICE})
+        for die in dice:
+            if die not in state.catalogue.dice:
+                return None, Rejection("unknown_die", {"die": die[:40]})
+        return list(dice), None
+    return None, None
+
+
+def validate(state: TrayState, actor: Viewer, command: Command) -> Rejection | None:
+    if actor.kind == "seat" and all(s.number != actor.seat for s in state.seats):
+        return Rejection("not_seated")
+    if command.name not in ("roll", "set_tray"):
+        return Rejection("unknown_command", {"command": command.name[:40]})
+    unknown = set(command.args) - {"dice", "preset"}
+    if unknown:
+        return Rejection("bad_arguments", {"detail": ", ".join(sorted(unknown))[:80]})
+    dice, rejection = _requested_dice(state, command.args)
+    if rejection:
+        return rejection
+    if command.name == "roll" and not (dice if dice is not None else state.tray):
+        return Rejection("empty_tray")
+    return None
+
+
+def decide(state: TrayState, actor: Viewer, command: Command, rng: RandomSource) -> list[Event]:
+    dice, _ = _requested_dice(state, command.args)
+    if command.name == "set_tray":
+        return [Event("tray_set", {"dice": dice or []})]
+    chosen = dice if dice is not None else list(state.tray)
+    number = state.rolls_total + 1
+    rolled = []
+    for i, die_id in enumerate(chosen):
+        die = state.catalogue.dice[die_id]
+        face = rng.randbelow(len(die.faces), f"roll {number} die {i + 1} {die_id}")
+        # The label and value make the log readable on its own; evolve trusts only die and face.
+        shown = die.faces[face]
+        rolled.append({**RolledDie(die_id, face).to_json(), "label": dict(shown.label), "value": shown.value})
+    values = [d["value"] for d in rolled]
+    event_total = None if None in values else sum(values)
+    data = {"number": number, "by": str(actor), "at_us": command.at_us, "dice": rolled, "total": event_total}
+    return [Event("dice_rolled", data)]
+
+
+def evolve(state: TrayState, event: Event) -> TrayState:
+    if event.type == "tray_set":
+        return replace(state, tray=tuple(event.data["dice"]))
+    if event.type == "dice_rolled":
+        roll = Roll(
+            event.data["number"],
+            event.data["by"],
+            event.data["at_us"],
+            tuple(RolledDie(d["die"], d["face"]) for d in event.data["dice"]),
+        )
+        return replace(state, rolls_total=roll.number, recent=(*state.recent, roll)[-RECENT:])
+    raise ValueError(f"the dice tray has no event {event.type!r}")
+
+
+def total(catalogue: Catalogue, dice: Sequence[RolledDie]) -> int | None:
+    """The sum of the faces when every die rolled is numeric, else None."""
+    values = [catalogue.dice[d.die].faces[d.face].value for d in dice]
+    return None if any(v is None for v in values) else sum(v for v in values if v is not None)
+
+
+def _roll_json(catalogue: Catalogue, roll: Roll) -> dict[str, Any]:
+    dice = []
+    for rolled in roll.dice:
+        die: Die = catalogue.dice[rolled.die]
+        face = die.faces[rolled.face]
+        dice.append({"die": rolled.die, "face": rolled.face, **face.to_json()})
+    return {
+        "number": roll.number,
+        "by": roll.by,
+        "at_us": roll.at_us,
+        "dice": dice,
+        "total": total(catalogue, roll.dice),
+    }
+
+
+def view(state: TrayState, viewer: Viewer) -> dict[str, Any]:
+    """Everything in the tray is public: every viewer gets the same picture."""
+    return {
+        "game": "dice-tray",
+        "catalogue": state.catalogue.to_json(),
+        "tray": list(state.tray),
+        "rolls_total": state.rolls_total,
+        "recent": [_roll_json(state.catalogue, roll) for roll in reversed(state.recent)],
+    }
+
+
+def secrets(state: TrayState) -> list[Secret]:
+    return []
+
+
+_WORDS = {
+    "en": {"rolled": "rolled", "tray": "tray set to", "empty": "nothing"},
+    "fr": {"rolled": "a lancé", "tray": "plateau :", "empty": "rien"},
+}
+
+
+def describe(event: Event, lang: str) -> str:
+    words = _WORDS.get(lang, _WORDS["en"])
+    if event.type == "tray_set":
+        return f"{words['tray']} {' + '.join(event.data['dice']) or words['empty']}"
+    if event.type == "dice_rolled":
+        faces = ", ".join(f"{d['die']} {d['label'].get(lang, d['label']['en'])}" for d in event.data["dice"])
+        summed = event.data.get("total") is not None and len(event.data["dice"]) > 1
+        suffix = f" = {event.data['total']}" if summed else ""
+        return f"{event.data['by']} {words['rolled']} #{event.data['number']}: {faces}{suffix}"
+    return event.type
+
+
+DICE_TRAY: GameDefinition[TrayState] = GameDefinition(
+    id="dice-tray",
+    title={"en": "Dice tray", "fr": "Plateau de dés"},
+    min_seats=0,
+    max_seats=13,
+    normalize_options=normalize_options,
+    setup=setup,
+    validate=validate,
+    decide=decide,
+    evolve=evolve,
+    view=view,
+    secrets=secrets,
+    describe=describe,
+)

@@ -1,0 +1,11 @@
+"""Every game the companion can run, by id."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from companion.games.base import GameDefinition
+from companion.games.dice_tray import DICE_TRAY
+
+GAMES: Mapping[str, GameDefinition[Any]] = {game.id: game for game in (DICE_TRAY,)}

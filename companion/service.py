@@ -1,0 +1,142 @@
+"""Everything the running service holds, opened in order and closed in reverse.
+
+Nothing is opened at import time: the CLI (or a test) calls `open_service` with a config.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+import secrets
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from companion.buzzers.sources import Press, PressSource, open_sources
+from companion.clock import Clock, MonotonicClock
+from companion.config import Config
+from companion.errors import DataDirError
+from companion.fairness.rng import RandomSource, SystemRandomSource
+from companion.games.registry import GAMES
+from companion.store import EventStore
+from companion.table.session import Table, TableSettings
+
+log = logging.getLogger(__name__)
+
+DATABASE_NAME = "companion.sqlite3"
+HOST_KEY_NAME = "host.key"
+
+
+@dataclass
+class Service:
+    config: Config
+    store: EventStore
+    table: Table
+    sources: list[PressSource]
+    host_key: str
+    clock: Clock
+    lock: DataDirLock
+    started_mono: float = field(default_factory=time.monotonic)
+
+    def uptime_s(self) -> float:
+        return time.monotonic() - self.started_mono
+
+    def close(self) -> None:
+        self.table.broadcaster.close()
+        for source in self.sources:
+            try:
+                source.stop()
+            except Exception:  # a failing source must not keep the store open
+                log.exception("could not stop button source %s", source.name)
+        self.store.close()
+        self.lock.release()
+
+
+def prepare_data_dir(path: Path) -> Path:
+    """Create the data folder if needed and prove it is writable, with a message a person can act on."""
+    path = path.expanduser()
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise DataDirError(f"data folder {path} is a file, not a folder") from None
+    except OSError as err:
+        raise DataDirError(f"cannot create data folder {path}: {err.strerror or err}") from None
+    if not path.is_dir():
+        raise DataDirError(f"data folder {path} is not a folder")
+    probe = path / f".write-test-{os.getpid()}"
+    try:
+        probe.write_bytes(b"ok")
+        probe.unlink()
+    except OSError as err:
+        raise DataDirError(f"data folder {path} is not writable: {err.strerror or err}") from None
+    return path.resolve()
+
+
+class DataDirLock:
+    """One service per data folder: two writers would fork the hash chains.
+
+    An flock is released by the kernel when the process dies, even by SIGKILL, so a crash never
+    leaves a stale lock behind.
+    """
+
+    def __init__(self, data_dir: Path) -> None:
+        self.path = data_dir / ".lock"
+        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(self._fd)
+            raise DataDirError(f"data folder {data_dir} is in use by another running companion") from None
+        os.ftruncate(self._fd, 0)
+        os.write(self._fd, f"{os.getpid()}\n".encode())
+
+    def release(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
+def load_host_key(data_dir: Path) -> str:
+    """The host's secret (128 bits), created once and kept in the data folder, readable by us only."""
+    path = data_dir / HOST_KEY_NAME
+    if path.exists():
+        key = path.read_text("ascii").strip()
+        if len(key) >= 22:
+            return key
+    key = secrets.token_urlsafe(16)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as fh:
+        fh.write(key + "\n")
+    return key
+
+
+def open_service(config: Config, clock: Clock | None = None, rng: RandomSource | None = None) -> Service:
+    clock = clock or MonotonicClock()
+    data_dir = prepare_data_dir(config.data_dir)
+    lock = DataDirLock(data_dir)
+    try:
+        store = EventStore.open(data_dir / DATABASE_NAME)
+    except BaseException:
+        lock.release()
+        raise
+    try:
+        settings = TableSettings(
+            default_seats=config.table.seats,
+            undo_policy=config.table.undo,
+            game_options={"dice-tray": {"catalogue": config.catalogue.to_json(), "tray": config.table.tray}},
+        )
+        table = Table.open(store, GAMES, clock, rng or SystemRandomSource(), settings)
+        host_key = load_host_key(data_dir)
+        sources = open_sources(config.buttons.source, clock)
+        for source in sources:
+            source.start(_log_press)
+    except BaseException:
+        store.close()
+        lock.release()
+        raise
+    return Service(config, store, table, sources, host_key, clock, lock)
+
+
+def _log_press(press: Press) -> None:
+    log.debug("press %s at %d us from %s", press.button, press.t_us, press.source)

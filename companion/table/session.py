@@ -1,0 +1,295 @@
+"""The table: the one place where commands become durable events and views.
+
+Pipeline for every command: validate -> decide -> compute the next state -> append (one SQLite
+transaction) -> adopt the state -> publish the new sequence number. A rejected command returns a
+typed code and changes nothing; a failing append leaves the state as it was.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from companion.clock import Clock
+from companion.errors import ReplayMismatch, StoreError
+from companion.fairness.rng import RandomSource, RecordingRandomSource
+from companion.games.base import Command, Event, GameDefinition, OptionsError, Rejection, Viewer
+from companion.store import EventStore, PendingEvent, RecordedEvent
+from companion.table import seating
+from companion.table.broadcast import Broadcaster
+from companion.table.gamerun import GAME_ENDED, GAME_STARTED, RESERVED, UNDONE, GameRun, UndoPolicy
+from companion.table.seating import TableState
+
+log = logging.getLogger(__name__)
+
+TABLE_STREAM = "table"
+LIFECYCLE_COMMANDS = ("start_game", "end_game", "undo")
+
+
+@dataclass(frozen=True, slots=True)
+class TableSettings:
+    default_seats: int = 6
+    undo_policy: UndoPolicy = "host_and_own"
+    game_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """Per game id, the options a new game starts with unless the host gives others."""
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The answer to one command: accepted at a log position, or rejected with a reason."""
+
+    rejection: Rejection | None = None
+    position: int = 0
+    events: tuple[RecordedEvent, ...] = ()
+    view: dict[str, Any] | None = None
+    """The actor's view right after this command (before any later one), when asked for."""
+
+    @property
+    def ok(self) -> bool:
+        return self.rejection is None
+
+
+class Table:
+    def __init__(
+        self,
+        store: EventStore,
+        games: Mapping[str, GameDefinition[Any]],
+        clock: Clock,
+        rng: RandomSource,
+        settings: TableSettings,
+    ) -> None:
+        self.store = store
+        self.games = games
+        self.clock = clock
+        self.rng = rng
+        self.settings = settings
+        self.state = TableState(settings.default_seats)
+        self.run: GameRun | None = None
+        self.broadcaster = Broadcaster(store.position)
+        self._lock = threading.RLock()
+
+    @classmethod
+    def open(
+        cls,
+        store: EventStore,
+        games: Mapping[str, GameDefinition[Any]],
+        clock: Clock,
+        rng: RandomSource,
+        settings: TableSettings,
+    ) -> Table:
+        """Rebuild the table and its current game from the log."""
+        table = cls(store, games, clock, rng, settings)
+        for record in store.read(TABLE_STREAM):
+            table.state = seating.evolve(table.state, Event(record.type, record.data))
+        if table.state.game_id:
+            table.run = table._replay(table.state.game_id)
+        return table
+
+    def _replay(self, game_id: str) -> GameRun:
+        records = self.store.read(game_id)
+        if not records:
+            raise ReplayMismatch(f"the table names game {game_id}, whose log is empty")
+        kind = records[0].data.get("game")
+        definition = self.games.get(str(kind))
+        if definition is None:
+            raise StoreError(f"game {game_id} is a {kind!r}, which this companion does not know")
+        return GameRun.replay(definition, records)
+
+    @property
+    def position(self) -> int:
+        return self.store.position
+
+    # -- commands ----------------------------------------------------------------------------
+
+    def handle(self, actor: Viewer, command: Command, with_view: bool = False) -> Outcome:
+        if not command.at_us:
+            command = replace(command, at_us=self.clock.now_us())
+        with self._lock:
+            outcome = self._dispatch(actor, command)
+            if with_view and outcome.ok:
+                outcome = replace(outcome, view=self.view(actor))
+        if outcome.ok:
+            self.broadcaster.publish(outcome.position)
+        else:
+            assert outcome.rejection is not None
+            log.info("refused %s from %s: %s %s", command.name, actor, outcome.rejection.code,
+                     dict(outcome.rejection.params))
+        return outcome
+
+    def _dispatch(self, actor: Viewer, command: Command) -> Outcome:
+        if not isinstance(command.args, Mapping):
+            return Outcome(Rejection("bad_arguments", {"detail": "args"}))
+        if command.name in seating.TABLE_COMMANDS:
+            return self._table_command(actor, command)
+        if command.name == "start_game":
+            return self._start_game(actor, command)
+        if command.name == "end_game":
+            return self._end_game(actor)
+        if command.name == "undo":
+            return self._undo(actor)
+        return self._game_command(actor, command)
+
+    def _pending(self, stream: str, seq: int, actor: Viewer, event: Event, draws: tuple = ()) -> PendingEvent:
+        return PendingEvent(
+            stream, seq, event.type, str(actor), dict(event.data),
+            self.clock.now_us(), self.clock.wall_ms(), event.reveals, draws,
+        )
+
+    def _table_command(self, actor: Viewer, command: Command) -> Outcome:
+        rejection = seating.validate(self.state, actor, command)
+        if rejection:
+            return Outcome(rejection)
+        events = seating.decide(self.state, actor, command)
+        new_state = self.state
+        for event in events:
+            new_state = seating.evolve(new_state, event)
+        head = self.store.head(TABLE_STREAM)
+        batch = [self._pending(TABLE_STREAM, head + i + 1, actor, e) for i, e in enumerate(events)]
+        recorded = self.store.append(batch)
+        self.state = new_state
+        return Outcome(None, recorded[-1].position, tuple(recorded))
+
+    def _start_game(self, actor: Viewer, command: Command) -> Outcome:
+        if actor.kind not in ("host", "system"):
+            return Outcome(Rejection("host_only"))
+        if self.run is not None and not self.run.ended:
+            return Outcome(Rejection("game_in_progress"))
+        game = command.args.get("game")
+        definition = self.games.get(game) if isinstance(game, str) else None
+        if definition is None:
+            return Outcome(Rejection("unknown_game", {"game": str(game)[:40]}))
+        seats = self.state.seats()
+        if not definition.min_seats <= len(seats) <= definition.max_seats:
+            return Outcome(Rejection("wrong_seat_count", {"min": definition.min_seats, "max": definition.max_seats}))
+        given = command.args.get("options", {})
+        if not isinstance(given, Mapping):
+            return Outcome(Rejection("bad_arguments", {"detail": "options"}))
+        try:
+            options = definition.normalize_options({**self.settings.game_options.get(definition.id, {}), **given})
+        except OptionsError as err:
+            return Outcome(Rejection("bad_options", {"key": err.key, "problem": err.problem}))
+        rng = RecordingRandomSource(self.rng)
+        definition.setup(options, seats, rng)
+        game_id = self._new_game_id()
+        opened = Event("game_opened", {"game_id": game_id, "game": definition.id})
+        started = Event(GAME_STARTED, {
+            "game": definition.id, "options": options, "seats": [s.to_json() for s in seats],
+        })
+        draws = tuple(d.to_json() for d in rng.draws)
+        recorded = self.store.append([
+            self._pending(TABLE_STREAM, self.store.head(TABLE_STREAM) + 1, actor, opened),
+            self._pending(game_id, 1, actor, started, draws),
+        ])
+        # Rebuild from the stored record, so the live game is exactly what a replay gives.
+        self.run = GameRun.from_start(definition, recorded[1])
+        self.state = seating.evolve(self.state, opened)
+        log.info("game %s (%s) started", game_id, definition.id)
+        return Outcome(None, recorded[-1].position, tuple(recorded))
+
+    def _new_game_id(self) -> str:
+        day = time.strftime("%Y%m%d", time.gmtime(self.clock.wall_ms() / 1000))
+        while True:
+            game_id = f"{day}-{secrets.token_hex(3)}"
+            if self.store.head(game_id) == 0:
+                return game_id
+
+    def _end_game(self, actor: Viewer) -> Outcome:
+        if actor.kind != "host":
+            return Outcome(Rejection("host_only"))
+        run = self.run
+        if run is None:
+            return Outcome(Rejection("no_game"))
+        if run.ended:
+            return Outcome(Rejection("game_over"))
+        ended = Event(GAME_ENDED, {"reason": "host"})
+        recorded = self.store.append([self._pending(run.game_id, run.seq + 1, actor, ended)])
+        run.apply(recorded[0])
+        log.info("game %s ended by the host", run.game_id)
+        return Outcome(None, recorded[-1].position, tuple(recorded))
+
+    def _undo(self, actor: Viewer) -> Outcome:
+        run = self.run
+        if run is None:
+            return Outcome(Rejection("no_game"))
+        refusal = run.undo_refusal(actor, self.settings.undo_policy)
+        if refusal:
+            return Outcome(Rejection(refusal))
+        target = run.undo_stack[-1]
+        event = Event(UNDONE, {"seq": target.seq, "actor": target.actor})
+        recorded = self.store.append([self._pending(run.game_id, run.seq + 1, actor, event)])
+        run.apply(recorded[0])
+        return Outcome(None, recorded[-1].position, tuple(recorded))
+
+    def _game_command(self, actor: Viewer, command: Command) -> Outcome:
+        run = self.run
+        if run is None:
+            return Outcome(Rejection("no_game"))
+        if run.ended:
+            return Outcome(Rejection("game_over"))
+        definition = run.definition
+        rejection = definition.validate(run.state, actor, command)
+        if rejection:
+            return Outcome(rejection)
+        rng = RecordingRandomSource(self.rng)
+        events = definition.decide(run.state, actor, command, rng)
+        if not events:
+            return Outcome(Rejection("nothing_happened"))
+        for event in events:
+            if event.type in RESERVED:
+                raise ValueError(f"{definition.id} decided a reserved event type {event.type!r}")
+        states = []
+        state = run.state
+        for event in events:
+            state = definition.evolve(state, event)
+            states.append(state)
+        # Draws are recorded on the command's last event, which makes the whole command a wall
+        # that undo cannot cross.
+        draws = tuple(d.to_json() for d in rng.draws)
+        batch = [
+            self._pending(run.game_id, run.seq + 1 + i, actor, event, draws if i == len(events) - 1 else ())
+            for i, event in enumerate(events)
+        ]
+        recorded = self.store.append(batch)
+        for record, new_state in zip(recorded, states, strict=True):
+            run.apply(record, new_state)
+        return Outcome(None, recorded[-1].position, tuple(recorded))
+
+    # -- views -------------------------------------------------------------------------------
+
+    def view(self, viewer: Viewer) -> dict[str, Any]:
+        """Everything `viewer` may see now; the only shape in which table state leaves the server."""
+        with self._lock:
+            game = None
+            run = self.run
+            if run is not None:
+                game = {
+                    "id": run.game_id,
+                    "game": run.definition.id,
+                    "title": dict(run.definition.title),
+                    "ended": run.ended,
+                    "seq": run.seq,
+                    "view": run.view(viewer),
+                }
+                if viewer.kind in ("host", "seat"):
+                    refusal = run.undo_refusal(viewer, self.settings.undo_policy)
+                    game["undo"] = {"allowed": refusal is None, "reason": refusal}
+            return {"position": self.position, "table": self.state.view(), "game": game}
+
+    def summary(self) -> dict[str, Any] | None:
+        """The current game as /api/status reports it: public facts only."""
+        with self._lock:
+            run = self.run
+            if run is None:
+                return None
+            return {
+                "id": run.game_id,
+                "game": run.definition.id,
+                "ended": run.ended,
+                "events": run.events,
+                "started_wall_ms": run.started_wall_ms,
+            }

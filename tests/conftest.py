@@ -1,0 +1,86 @@
+"""Shared fixtures: a controllable clock, a seeded random source, a fresh store and table per test."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from companion.config import Config, load_config
+from companion.games.registry import GAMES
+from companion.service import Service, open_service
+from companion.store import EventStore
+from companion.table.session import Table, TableSettings
+
+
+class ManualClock:
+    """Time moves only when a test says so."""
+
+    def __init__(self, start_us: int = 1_000_000, wall_ms: int = 1_795_000_000_000) -> None:
+        self.us = start_us
+        self.wall = wall_ms
+
+    def now_us(self) -> int:
+        return self.us
+
+    def wall_ms(self) -> int:
+        return self.wall
+
+    def advance(self, us: int) -> None:
+        self.us += us
+        self.wall += us // 1000
+
+
+class SeededRandomSource:
+    """Deterministic draws for reproducible tests (never used by the product)."""
+
+    def __init__(self, seed: int = 1) -> None:
+        self._random = random.Random(seed)
+
+    def randbelow(self, bound: int, purpose: str) -> int:
+        return self._random.randrange(bound)
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock()
+
+
+@pytest.fixture
+def rng() -> SeededRandomSource:
+    return SeededRandomSource(7)
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Config:
+    return load_config(None, {"data.dir": str(tmp_path / "data")})
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[EventStore]:
+    opened = EventStore.open(tmp_path / "events.sqlite3")
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def settings(config: Config) -> TableSettings:
+    return TableSettings(
+        default_seats=4,
+        undo_policy="host_and_own",
+        game_options={"dice-tray": {"catalogue": config.catalogue.to_json(), "tray": "2d6"}},
+    )
+
+
+@pytest.fixture
+def table(store: EventStore, clock: ManualClock, rng: SeededRandomSource, settings: TableSettings) -> Table:
+    return Table.open(store, GAMES, clock, rng, settings)
+
+
+@pytest.fixture
+def service(config: Config, clock: ManualClock, rng: SeededRandomSource) -> Iterator[Service]:
+    opened = open_service(config, clock, rng)
+    yield opened
+    opened.close()

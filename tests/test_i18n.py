@@ -1,0 +1,62 @@
+"""Every sentence a player can meet exists in French and English."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from companion.i18n import LANGUAGES, catalogue, error_message, pick_language
+
+PACKAGE = Path(__file__).resolve().parent.parent / "companion"
+
+
+def codes_in_source() -> set[str]:
+    """Rejection codes the code can produce: Rejection("x"), error("x", ...), and undo refusals."""
+    text = "\n".join(p.read_text() for p in PACKAGE.rglob("*.py"))
+    found = set(re.findall(r'Rejection\(\s*"([a-z_]+)"', text))
+    found |= set(re.findall(r'\berror\(\s*"([a-z_]+)"', text))
+    found |= set(re.findall(r'return "([a-z_]+)"', (PACKAGE / "table" / "gamerun.py").read_text()))
+    found |= set(re.findall(r'undo_wall = "([a-z_]+)"', text))
+    found |= set(re.findall(r'"(undo_[a-z]+)"', text))
+    return found
+
+
+def test_every_rejection_code_has_a_message_in_both_languages() -> None:
+    codes = codes_in_source()
+    assert len(codes) > 25
+    for lang in LANGUAGES:
+        missing = codes - set(catalogue(lang)["error"])
+        assert not missing, f"{lang} lacks {sorted(missing)}"
+
+
+@pytest.mark.parametrize("section", ["error", "ui"])
+def test_both_languages_have_the_same_sentences(section: str) -> None:
+    assert set(catalogue("en")[section]) == set(catalogue("fr")[section])
+    english, french = catalogue("en")[section], catalogue("fr")[section]
+    for key in english:
+        assert re.findall(r"{\w+}", english[key]) == re.findall(r"{\w+}", french[key]), key
+
+
+def test_every_ui_string_the_pages_use_exists() -> None:
+    used = set()
+    for page in (PACKAGE / "web" / "templates").glob("*.html"):
+        used |= set(re.findall(r"ui\.(\w+)", page.read_text()))
+    for script in (PACKAGE / "web" / "static").glob("*.js"):
+        used |= set(re.findall(r"ui\.(\w+)", script.read_text()))
+    assert used and used <= set(catalogue("en")["ui"])
+
+
+def test_messages_fill_in_their_parameters() -> None:
+    assert error_message("unknown_die", {"die": "d7"}, "fr") == "Il n'y a pas de dé nommé d7."
+    assert error_message("bad_seat_count", {"min": 2}, "en") == "A table has 2 to {max} seats."
+
+
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [("fr-FR,fr;q=0.9,en;q=0.8", "fr"), ("de-DE,en;q=0.5,fr;q=0.4", "en"), ("de", "en"), ("", "en"),
+     ("en;q=0.2,fr;q=0.7", "fr"), ("fr;q=abc,en", "en")],
+)
+def test_the_browser_language_is_honoured(header: str, expected: str) -> None:
+    assert pick_language(header) == expected

@@ -1,0 +1,109 @@
+"""Undo: only the last action, never across a random outcome, a reveal, or another player's action."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from companion.games.base import HOST, TABLE, Command, Event, Rejection, seat
+from companion.games.dice_tray import DICE_TRAY
+from companion.games.registry import GAMES
+from companion.store import EventStore
+from companion.table.session import Table, TableSettings
+
+
+def tray_of(table: Table) -> list[str]:
+    return table.view(TABLE)["game"]["view"]["tray"]
+
+
+@pytest.fixture
+def started(table: Table) -> Table:
+    assert table.handle(HOST, Command("start_game", {"game": "dice-tray", "options": {"tray": []}})).ok
+    return table
+
+
+def code(outcome) -> str | None:
+    return outcome.rejection.code if outcome.rejection else None
+
+
+def test_the_host_undoes_the_last_action_and_the_undo_is_in_the_log(started: Table, store: EventStore) -> None:
+    started.handle(seat(1), Command("set_tray", {"dice": ["d6"]}))
+    started.handle(seat(1), Command("set_tray", {"dice": ["d6", "d8"]}))
+    assert started.handle(HOST, Command("undo")).ok
+    assert tray_of(started) == ["d6"]
+    last = store.read(started.run.game_id)[-1]  # type: ignore[union-attr]
+    assert (last.type, last.actor, last.data["seq"]) == ("undone", "host", 3)
+
+
+def test_a_random_outcome_is_a_wall(started: Table) -> None:
+    started.handle(TABLE, Command("set_tray", {"dice": ["d6"]}))
+    started.handle(TABLE, Command("roll"))
+    assert code(started.handle(HOST, Command("undo"))) == "undo_random"
+    started.handle(TABLE, Command("set_tray", {"dice": ["d4"]}))
+    assert started.handle(HOST, Command("undo")).ok
+    assert tray_of(started) == ["d6"]
+    assert code(started.handle(HOST, Command("undo"))) == "undo_random", "the roll before it stays a wall"
+
+
+def test_a_player_undoes_only_their_own_last_action(started: Table) -> None:
+    started.handle(seat(1), Command("set_tray", {"dice": ["d6"]}))
+    assert code(started.handle(seat(2), Command("undo"))) == "undo_other_player"
+    assert code(started.handle(TABLE, Command("undo"))) == "host_only"
+    assert started.handle(seat(1), Command("undo")).ok
+    assert tray_of(started) == []
+
+
+def test_consecutive_undos_never_cross_into_another_players_action(started: Table) -> None:
+    started.handle(seat(2), Command("set_tray", {"dice": ["d4"]}))
+    started.handle(seat(1), Command("set_tray", {"dice": ["d6"]}))
+    started.handle(seat(1), Command("set_tray", {"dice": ["d6", "d6"]}))
+    assert started.handle(HOST, Command("undo")).ok
+    assert started.handle(HOST, Command("undo")).ok
+    assert tray_of(started) == ["d4"]
+    assert code(started.handle(HOST, Command("undo"))) == "undo_other_player"
+    started.handle(seat(3), Command("set_tray", {"dice": ["d8"]}))
+    assert started.handle(HOST, Command("undo")).ok, "a new action starts a new run of undos"
+
+
+def test_nothing_to_undo_at_the_start_and_nothing_after_the_end(started: Table) -> None:
+    assert code(started.handle(HOST, Command("undo"))) == "nothing_to_undo"
+    started.handle(seat(1), Command("set_tray", {"dice": ["d6"]}))
+    started.handle(HOST, Command("end_game"))
+    assert code(started.handle(HOST, Command("undo"))) == "game_over"
+
+
+@pytest.mark.parametrize(("policy", "host_ok", "seat_ok"), [("off", False, False), ("host", True, False),
+                                                              ("host_and_own", True, True)])
+def test_the_table_policy_decides_who_may_undo(store, clock, rng, settings, policy, host_ok, seat_ok) -> None:
+    table = Table.open(store, GAMES, clock, rng, replace(settings, undo_policy=policy))
+    table.handle(HOST, Command("start_game", {"game": "dice-tray"}))
+    table.handle(seat(1), Command("set_tray", {"dice": ["d6"]}))
+    assert table.handle(seat(1), Command("undo")).ok is seat_ok
+    if not seat_ok:
+        assert table.handle(HOST, Command("undo")).ok is host_ok
+
+
+def test_undo_state_survives_a_restart(started: Table, store, clock, rng, settings) -> None:
+    started.handle(seat(1), Command("set_tray", {"dice": ["d6"]}))
+    started.handle(seat(1), Command("set_tray", {"dice": ["d8"]}))
+    started.handle(HOST, Command("undo"))
+    again = Table.open(store, GAMES, clock, rng, settings)
+    assert tray_of(again) == ["d6"]
+    assert again.view(HOST)["game"]["undo"] == {"allowed": True, "reason": None}
+    assert again.handle(HOST, Command("undo")).ok
+    assert tray_of(again) == []
+
+
+def test_a_reveal_is_a_wall(store, clock, rng, config) -> None:
+    def decide(state, actor, command, rng):
+        return [Event("tray_set", {"dice": ["d6"]}, reveals=command.name == "roll")]
+
+    revealing = replace(DICE_TRAY, id="revealing", decide=decide,
+                        validate=lambda state, actor, command: None if command.name in ("roll", "set_tray")
+                        else Rejection("unknown_command"))
+    settings = TableSettings(2, "host", {"revealing": {"catalogue": config.catalogue.to_json(), "tray": "d6"}})
+    table = Table.open(store, {"revealing": revealing}, clock, rng, settings)
+    table.handle(HOST, Command("start_game", {"game": "revealing"}))
+    table.handle(TABLE, Command("roll"))
+    assert code(table.handle(HOST, Command("undo"))) == "undo_reveal"
