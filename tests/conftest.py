@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from companion.config import Config, load_config
+from companion.errors import ConfigError
 from companion.games.registry import GAMES
 from companion.service import Service, open_service
 from companion.store import EventStore
@@ -41,6 +42,16 @@ class SeededRandomSource:
 
     def randbelow(self, bound: int, purpose: str) -> int:
         return self._random.randrange(bound)
+
+
+def config_error(tmp_path: Path, toml: str) -> ConfigError:
+    """The error that loading this config text raises (the test fails if it loads)."""
+    path = tmp_path / "companion.toml"
+    path.write_text(toml)
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert str(caught.value).startswith(f"{path}: "), "the error names the file"
+    return caught.value
 
 
 @pytest.fixture

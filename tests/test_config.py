@@ -8,6 +8,7 @@ import pytest
 
 from companion.config import load_config
 from companion.errors import ConfigError
+from tests.conftest import config_error
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "companion.example.toml"
 
@@ -61,13 +62,10 @@ def test_command_line_values_override_the_file(tmp_path: Path) -> None:
     ],
 )
 def test_a_bad_value_names_its_key_and_problem(tmp_path: Path, toml: str, key: str, problem: str) -> None:
-    path = tmp_path / "companion.toml"
-    path.write_text(toml)
-    with pytest.raises(ConfigError) as caught:
-        load_config(path)
-    assert caught.value.key == key
-    assert problem in caught.value.problem
-    assert str(caught.value).startswith(f"{path}: {key}: ")
+    error = config_error(tmp_path, toml)
+    assert error.key == key
+    assert problem in error.problem
+    assert f": {key}: " in str(error)
 
 
 def test_a_missing_config_file_is_named(tmp_path: Path) -> None:

@@ -9,9 +9,9 @@ import pytest
 
 from companion.config import load_catalogue, load_config
 from companion.dice import Catalogue
-from companion.errors import ConfigError
 from companion.games.base import HOST, TABLE, Command
 from companion.table.session import Table
+from tests.conftest import config_error
 
 
 def faces(catalogue: Catalogue, die: str) -> list[object]:
@@ -103,13 +103,9 @@ def test_an_override_can_keep_a_die_marked_unverified(tmp_path: Path) -> None:
     ],
 )
 def test_a_malformed_die_is_refused_with_its_key(tmp_path: Path, toml: str, key: str, problem: str) -> None:
-    path = tmp_path / "companion.toml"
-    path.write_text(toml)
-    with pytest.raises(ConfigError) as caught:
-        load_config(path)
-    assert caught.value.key == key
-    assert problem in caught.value.problem
-    assert str(path) in str(caught.value)
+    error = config_error(tmp_path, toml)
+    assert error.key == key
+    assert problem in error.problem
 
 
 def test_rolls_use_every_face_of_a_die(table: Table) -> None:

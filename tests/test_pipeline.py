@@ -159,3 +159,15 @@ def test_every_command_gets_the_time_it_arrived(table: Table, clock: ManualClock
     clock.advance(123_456)
     table.handle(TABLE, Command("roll"))
     assert table.view(TABLE)["game"]["view"]["recent"][0]["at_us"] == clock.now_us()
+
+
+def test_a_log_the_rules_cannot_replay_refuses_to_open(table: Table, store, clock, rng, settings) -> None:
+    from companion.errors import ReplayMismatch, StoreError
+
+    start_tray(table)
+    record = store.read(table.run.game_id)[0]  # type: ignore[union-attr]
+    forged = replace(record, draws=({"purpose": "extra", "bound": 6, "value": 1},))
+    with pytest.raises(ReplayMismatch, match="fewer draws"):
+        type(table.run).from_start(DICE_TRAY, forged)
+    with pytest.raises(StoreError, match="does not know"):
+        Table.open(store, {}, clock, rng, settings)

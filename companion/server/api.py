@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
@@ -48,7 +49,8 @@ def view() -> Response:
     after = request.args.get("after", type=int)
     if after is not None and after <= svc.table.position:
         # A page ahead of the log (the data folder was replaced) gets the truth at once.
-        wait = min(max(request.args.get("wait", 20.0, type=float), 0.0), current_app.config["LONG_POLL_MAX_S"])
+        wait = request.args.get("wait", 20.0, type=float)
+        wait = min(max(wait, 0.0), current_app.config["LONG_POLL_MAX_S"]) if math.isfinite(wait) else 20.0
         svc.table.broadcaster.wait_beyond(after, wait)
     return jsonify(svc.table.view(_viewer()))
 

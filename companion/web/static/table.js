@@ -26,7 +26,8 @@
     const swatch = face.colour ? el("span", { class: "swatch", style: `background:${face.colour}`, "aria-hidden": "true" }) : null;
     const node = el("span", { class: "die" + (die.verified === false ? " unverified" : ""), ...(extra || {}) },
       el("span", { class: "face" }, swatch, label),
-      el("span", { class: "name" }, text(die.name)));
+      el("span", { class: "name" }, text(die.name),
+        die.verified === false ? el("span", { class: "flag", title: ui.unverified_help }, " ⚠") : null));
     node.setAttribute("aria-label", `${text(die.name)}: ${label}` + (die.verified === false ? ` (${ui.unverified})` : ""));
     return node;
   }
