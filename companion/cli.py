@@ -107,8 +107,10 @@ def serve(args: argparse.Namespace) -> int:
             service.table.handle(SYSTEM, Command("start_game", {"game": IDLE_GAME}))
         table_url = f"{url}/table"
         print(qr_text(table_url), flush=True)
-        print(f"Table display: {table_url}", flush=True)
-        print(f"Host key (keep it to yourself): {service.host_key}", flush=True)
+        print(f"Table display: {table_url}   (players join from its QR code, or at {url}/join"
+              f" with code {service.table.state.join_code})", flush=True)
+        print(qr_text(f"{url}/host#k={service.host_key}"), flush=True)
+        print(f"Host console: {url}/host   Host key (keep it to yourself): {service.host_key}", flush=True)
         sources = ", ".join(f"{s.name} ({s.health().detail})" for s in service.sources)
         print(f"Data folder: {service.store.path.parent}   Buttons: {sources}", flush=True)
         print("Press Ctrl-C to stop.", flush=True)

@@ -10,6 +10,7 @@ import logging
 import os
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,6 +27,7 @@ log = logging.getLogger(__name__)
 
 DATABASE_NAME = "companion.sqlite3"
 HOST_KEY_NAME = "host.key"
+COOKIE_KEY_NAME = "cookie.key"
 
 
 @dataclass
@@ -35,6 +37,7 @@ class Service:
     table: Table
     sources: list[PressSource]
     host_key: str
+    cookie_key: bytes
     clock: Clock
     lock: DataDirLock
     started_mono: float = field(default_factory=time.monotonic)
@@ -97,18 +100,22 @@ class DataDirLock:
             self._fd = -1
 
 
-def load_host_key(data_dir: Path) -> str:
-    """The host's secret (128 bits), created once and kept in the data folder, readable by us only."""
-    path = data_dir / HOST_KEY_NAME
+def load_secret(path: Path, make: Callable[[], str], min_length: int) -> str:
+    """A secret created once and kept in the data folder, readable by this user only."""
     if path.exists():
         key = path.read_text("ascii").strip()
-        if len(key) >= 22:
+        if len(key) >= min_length:
             return key
-    key = secrets.token_urlsafe(16)
+    key = make()
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as fh:
         fh.write(key + "\n")
     return key
+
+
+def load_host_key(data_dir: Path) -> str:
+    """The host's secret (128 bits), typed or scanned once on the host's device."""
+    return load_secret(data_dir / HOST_KEY_NAME, lambda: secrets.token_urlsafe(16), 22)
 
 
 def open_service(config: Config, clock: Clock | None = None, rng: RandomSource | None = None) -> Service:
@@ -128,6 +135,10 @@ def open_service(config: Config, clock: Clock | None = None, rng: RandomSource |
         )
         table = Table.open(store, GAMES, clock, rng or SystemRandomSource(), settings)
         host_key = load_host_key(data_dir)
+        try:
+            cookie_key = bytes.fromhex(load_secret(data_dir / COOKIE_KEY_NAME, lambda: secrets.token_hex(32), 64))
+        except ValueError:
+            raise DataDirError(f"{data_dir / COOKIE_KEY_NAME} is damaged; delete it (players then rejoin)") from None
         sources = open_sources(config.buttons.source, clock)
         for source in sources:
             source.start(_log_press)
@@ -135,7 +146,7 @@ def open_service(config: Config, clock: Clock | None = None, rng: RandomSource |
         store.close()
         lock.release()
         raise
-    return Service(config, store, table, sources, host_key, clock, lock)
+    return Service(config, store, table, sources, host_key, cookie_key, clock, lock)
 
 
 def _log_press(press: Press) -> None:

@@ -11,6 +11,7 @@ from flask.testing import FlaskClient
 from companion import __version__
 from companion.games.base import HOST, Command
 from companion.server import create_app
+from companion.server.qr import qr_svg
 from companion.service import Service
 
 BASE = "http://192.0.2.10:8080"
@@ -124,14 +125,15 @@ def test_unknown_api_routes_answer_json(client: FlaskClient) -> None:
     assert client.put("/api/commands").status_code == 405
 
 
-def test_the_table_page_shows_the_qr_code_of_its_address_in_both_languages(client: FlaskClient) -> None:
+def test_the_table_page_shows_the_join_qr_code_in_both_languages(client: FlaskClient, service: Service) -> None:
     english = client.get("/table", headers={"Accept-Language": "en"})
     assert english.status_code == 200
     page = english.get_data(as_text=True)
-    assert "<svg" in page and f"{BASE}/table" in page
-    assert "Scan to open this table on your phone" in page
+    code = service.table.state.join_code
+    assert qr_svg(f"{BASE}/join/{code}") in page, "the QR code encodes the join address with the code"
+    assert "Scan to join with your phone" in page
     french = client.get("/table?lang=fr").get_data(as_text=True)
-    assert "Scannez pour ouvrir cette table" in french and 'lang="fr"' in french
+    assert "Scannez pour rejoindre" in french and 'lang="fr"' in french
     assert "https://" not in page.replace(BASE, ""), "no external resources: the page works offline"
     assert client.get("/").headers["Location"].endswith("/table")
 

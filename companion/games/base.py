@@ -136,6 +136,10 @@ class GameDefinition(Generic[S]):
     * `view(state, viewer)` -> the JSON-able dict this viewer may see: the only way out.
     * `secrets(state)` -> the hidden facts in this state, for the generic leak test.
     * `describe(event, lang)` -> one readable line for logs and `companion replay`.
+    * `actions(state, viewer)` -> the commands this viewer might want now; the table checks each
+      with `validate` and shows it enabled or disabled with the reason. The generic leak test
+      plays them too.
+    * `options_schema(defaults)` -> the options the host console offers when starting the game.
     """
 
     id: str
@@ -150,6 +154,8 @@ class GameDefinition(Generic[S]):
     view: Callable[[S, Viewer], dict[str, Any]]
     secrets: Callable[[S], list[Secret]]
     describe: Callable[[Event, str], str]
+    actions: Callable[[S, Viewer], list[Command]] = field(default=lambda state, viewer: [])
+    options_schema: Callable[[Mapping[str, Any]], list[dict[str, Any]]] = field(default=lambda defaults: [])
 
 
 class OptionsError(ValueError):

@@ -183,6 +183,21 @@ def secrets(state: TrayState) -> list[Secret]:
     return []
 
 
+def actions(state: TrayState, viewer: Viewer) -> list[Command]:
+    """Roll the tray, or load any quick set into it."""
+    return [Command("roll"), *(Command("set_tray", {"preset": p}) for p in state.catalogue.presets)]
+
+
+def options_schema(defaults: Mapping[str, Any]) -> list[dict[str, Any]]:
+    catalogue = Catalogue.from_json(defaults["catalogue"])
+    return [{
+        "key": "tray",
+        "label": {"en": "Dice in the tray at the start", "fr": "Dés sur le plateau au départ"},
+        "choices": [{"value": p.id, "label": dict(p.name)} for p in catalogue.presets.values()],
+        "default": defaults.get("tray"),
+    }]
+
+
 _WORDS = {
     "en": {"rolled": "rolled", "tray": "tray set to", "empty": "nothing"},
     "fr": {"rolled": "a lancé", "tray": "plateau :", "empty": "rien"},
@@ -214,4 +229,6 @@ DICE_TRAY: GameDefinition[TrayState] = GameDefinition(
     view=view,
     secrets=secrets,
     describe=describe,
+    actions=actions,
+    options_schema=options_schema,
 )

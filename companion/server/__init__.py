@@ -9,6 +9,7 @@ from flask import Flask, Response, request
 from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import HTTPException
 
+from companion.server.identity import CookieSigner, OneTimeLinks, RateLimiter
 from companion.service import Service
 
 
@@ -21,17 +22,24 @@ def create_app(service: Service, base_url: str, test_config: Mapping[str, Any] |
         MAX_CONTENT_LENGTH=64 * 1024,
         BASE_URL=base_url,
         LONG_POLL_MAX_S=25.0,
+        JOIN_BURST=10,
+        JOIN_PER_MINUTE=10.0,
+        SEND_FILE_MAX_AGE_DEFAULT=0,
     )
     if test_config:
         app.config.from_mapping(test_config)
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.extensions["companion"] = service
+    app.extensions["companion.signer"] = CookieSigner(service.cookie_key, service.host_key)
+    app.extensions["companion.rebind_links"] = OneTimeLinks()
+    app.extensions["companion.join_limiter"] = RateLimiter(app.config["JOIN_BURST"], app.config["JOIN_PER_MINUTE"])
+    app.extensions["companion.login_limiter"] = RateLimiter(5, 5.0)
     app.register_blueprint(api.bp)
     app.register_blueprint(pages.bp)
 
     @app.errorhandler(HTTPException)
     def _http_error(err: HTTPException) -> ResponseReturnValue:
-        return api.http_error(err) if request.path.startswith("/api/") else err
+        return api.http_error(err) if request.path.startswith("/api/") else pages.http_error(err)
 
     @app.errorhandler(Exception)
     def _server_error(err: Exception) -> ResponseReturnValue:
@@ -44,7 +52,12 @@ def create_app(service: Service, base_url: str, test_config: Mapping[str, Any] |
         response.headers.setdefault("Referrer-Policy", "no-referrer")
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("X-Frame-Options", "DENY")
-        if response.mimetype == "application/json":
+        response.headers.setdefault(
+            "Content-Security-Policy",
+            "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
+            "script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+        )
+        if response.mimetype in ("application/json", "text/html"):
             response.headers.setdefault("Cache-Control", "no-store")
         return response
 

@@ -1,32 +1,68 @@
-"""JSON API: status, views (long-polled by sequence number), commands and exports."""
+"""JSON API and the live stream. Whatever leaves here is a view for the asking viewer."""
 
 from __future__ import annotations
 
+import json
 import logging
 import math
+from collections.abc import Iterator
 from typing import Any
 
-from flask import Blueprint, Response, current_app, jsonify, request
+from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context
 from werkzeug.exceptions import HTTPException
 
 from companion import __version__
-from companion.games.base import HOST, TABLE, Command, Viewer
+from companion.games.base import TABLE, Command, Viewer
 from companion.i18n import error_message
-from companion.server.common import error, is_host, language, origin_allowed, service
+from companion.server.common import (
+    client_address,
+    error,
+    is_host,
+    language,
+    origin_allowed,
+    seat_of_request,
+    service,
+    signer,
+    still_valid,
+    viewer_for,
+)
+from companion.server.identity import COOKIE_MAX_AGE, HOST_COOKIE, SEAT_COOKIE
+from companion.server.qr import qr_svg
 from companion.table.export import export_game
 
 log = logging.getLogger(__name__)
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
+HEARTBEAT_S = 15.0
+
 _STATUS = {
-    "bad_arguments": 400, "bad_json": 400, "forbidden_origin": 403, "not_authorized": 403, "host_only": 403,
-    "not_your_seat": 403, "not_seated": 403, "not_found": 404,
+    "bad_arguments": 400, "bad_json": 400, "bad_commitment": 400, "bad_reveal": 400,
+    "forbidden_origin": 403, "not_authorized": 403, "host_only": 403, "not_your_seat": 403, "not_seated": 403,
+    "no_seat": 403, "bad_join_code": 403, "not_found": 404, "rate_limited": 429,
 }
 
 
-def _viewer() -> Viewer:
-    return HOST if is_host() else TABLE
+def _status_for(code: str) -> int:
+    return _STATUS.get(code, 409)
+
+
+def _json_body() -> dict[str, Any] | None:
+    body = request.get_json(silent=True)
+    return body if isinstance(body, dict) else None
+
+
+def _guard() -> Response | None:
+    """Checks every state-changing request shares: our own origin, on a name that is ours."""
+    if not origin_allowed():
+        log.warning("refused %s %s: Origin %r Host %r", request.method, request.path,
+                    request.headers.get("Origin"), request.host)
+        return error("forbidden_origin", 403)
+    return None
+
+
+def _set_cookie(response: Response, name: str, value: str) -> None:
+    response.set_cookie(name, value, max_age=COOKIE_MAX_AGE, httponly=True, samesite="Strict", path="/")
 
 
 @bp.get("/status")
@@ -44,7 +80,10 @@ def status() -> Response:
 
 @bp.get("/view")
 def view() -> Response:
-    """The caller's view; with `after=N`, waits (up to `wait` s) until the log is past N."""
+    """The caller's view (`as` = table, me or host); with `after=N`, waits until the log passes N."""
+    viewer = viewer_for(request.args.get("as"))
+    if isinstance(viewer, str):
+        return error(viewer, _status_for(viewer))
     svc = service()
     after = request.args.get("after", type=int)
     if after is not None and after <= svc.table.position:
@@ -52,26 +91,173 @@ def view() -> Response:
         wait = request.args.get("wait", 20.0, type=float)
         wait = min(max(wait, 0.0), current_app.config["LONG_POLL_MAX_S"]) if math.isfinite(wait) else 20.0
         svc.table.broadcaster.wait_beyond(after, wait)
-    return jsonify(svc.table.view(_viewer()))
+    return jsonify(svc.table.view(viewer))
+
+
+@bp.get("/stream")
+def stream() -> Response:
+    """Server-sent events: the viewer's whole view whenever it changes, with the log position as id.
+
+    The credentials are checked again before every message, so a phone whose seat was rebound to
+    another phone stops receiving that seat's view at once.
+    """
+    viewer = viewer_for(request.args.get("as"))
+    if isinstance(viewer, str):
+        return error(viewer, _status_for(viewer))
+    svc = service()
+    seat_cookie = request.cookies.get(SEAT_COOKIE)
+    host_ok = viewer.kind == "host"
+
+    def events() -> Iterator[str]:
+        table = svc.table
+        table.presence.enter(viewer)
+        try:
+            yield "retry: 1000\n\n"
+            revision = -1
+            last = ""
+            while not table.broadcaster.closed:
+                if not still_valid(viewer, seat_cookie, host_ok):
+                    yield "event: revoked\ndata: {}\n\n"
+                    return
+                revision = table.broadcaster.revision
+                current = table.view(viewer)
+                body = json.dumps(current, separators=(",", ":"), ensure_ascii=False)
+                if body != last:
+                    last = body
+                    yield f"id: {current['position']}\nevent: view\ndata: {body}\n\n"
+                else:
+                    yield ": still here\n\n"
+                table.broadcaster.wait_for_change(revision, HEARTBEAT_S)
+        finally:
+            table.presence.leave(viewer)
+
+    response = Response(stream_with_context(events()), mimetype="text/event-stream")
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["X-Accel-Buffering"] = "no"
+    return response
 
 
 @bp.post("/commands")
 def command() -> Response:
-    if not origin_allowed():
-        log.warning("refused a command from foreign origin %s", request.headers.get("Origin"))
-        return error("forbidden_origin", 403)
-    body = request.get_json(silent=True)
-    if not isinstance(body, dict) or not isinstance(body.get("name"), str):
+    refused = _guard()
+    if refused:
+        return refused
+    body = _json_body()
+    if body is None or not isinstance(body.get("name"), str):
         return error("bad_json", 400)
     args = body.get("args", {})
     if not isinstance(args, dict):
         return error("bad_arguments", 400, {"detail": "args"})
-    actor = _viewer()
+    role = body.get("as") or ("host" if is_host() else "table")
+    actor = viewer_for(role if isinstance(role, str) else "?")
+    if isinstance(actor, str):
+        return error(actor, _status_for(actor))
     outcome = service().table.handle(actor, Command(body["name"][:64], args), with_view=True)
     if outcome.rejection is not None:
         code, params = outcome.rejection.code, dict(outcome.rejection.params)
-        return error(code, _STATUS.get(code, 409), params)
+        return error(code, _status_for(code), params)
     return jsonify({"ok": True, "position": outcome.position, "view": outcome.view})
+
+
+@bp.post("/join")
+def join() -> Response:
+    """Claim a free seat with the table's join code and a display name; the phone gets the seat cookie."""
+    refused = _guard()
+    if refused:
+        return refused
+    if not current_app.extensions["companion.join_limiter"].allow(client_address()):
+        return error("rate_limited", 429)
+    body = _json_body()
+    if body is None:
+        return error("bad_json", 400)
+    table = service().table
+    if body.get("code") != table.state.join_code:
+        log.warning("wrong join code from %s", client_address())
+        return error("bad_join_code", 403)
+    seat = body.get("seat")
+    outcome = table.handle(TABLE, Command("claim_seat", {"seat": seat, "name": body.get("name")}))
+    if outcome.rejection is not None:
+        return error(outcome.rejection.code, _status_for(outcome.rejection.code), dict(outcome.rejection.params))
+    assert isinstance(seat, int)
+    generation = table.seat_generation(seat)
+    assert generation is not None
+    response = jsonify({"ok": True, "seat": seat, "next": "/me"})
+    _set_cookie(response, SEAT_COOKIE, signer().seat_cookie(seat, generation))
+    return response
+
+
+@bp.post("/leave")
+def leave() -> Response:
+    refused = _guard()
+    if refused:
+        return refused
+    seat = seat_of_request()
+    if seat is None:
+        return error("no_seat", 403)
+    outcome = service().table.handle(Viewer("seat", seat), Command("clear_seat", {"seat": seat}))
+    if outcome.rejection is not None:
+        return error(outcome.rejection.code, _status_for(outcome.rejection.code))
+    response = jsonify({"ok": True})
+    response.delete_cookie(SEAT_COOKIE, path="/")
+    return response
+
+
+@bp.post("/host/login")
+def host_login() -> Response:
+    """Exchange the host key (typed, or read from the terminal's QR) for the host cookie, once."""
+    refused = _guard()
+    if refused:
+        return refused
+    if not current_app.extensions["companion.login_limiter"].allow(client_address()):
+        return error("rate_limited", 429)
+    body = _json_body()
+    if body is None or not signer().is_host_key(body.get("key") if isinstance(body.get("key"), str) else None):
+        log.warning("wrong host key from %s", client_address())
+        return error("not_authorized", 403)
+    response = jsonify({"ok": True})
+    _set_cookie(response, HOST_COOKIE, signer().host_cookie())
+    return response
+
+
+@bp.post("/host/logout")
+def host_logout() -> Response:
+    refused = _guard()
+    if refused:
+        return refused
+    response = jsonify({"ok": True})
+    response.delete_cookie(HOST_COOKIE, path="/")
+    return response
+
+
+@bp.post("/host/rebind")
+def host_rebind() -> Response:
+    """A one-time link (and its QR) that moves a taken seat to whichever phone opens it first."""
+    refused = _guard()
+    if refused:
+        return refused
+    if not is_host():
+        return error("not_authorized", 403)
+    body = _json_body() or {}
+    seat = body.get("seat")
+    table = service().table
+    if isinstance(seat, bool) or not isinstance(seat, int) or table.seat_generation(seat) is None:
+        return error("seat_empty", 409)
+    token, ttl = current_app.extensions["companion.rebind_links"].issue(seat)
+    url = f"{current_app.config['BASE_URL']}/rebind/{token}"
+    return jsonify({"ok": True, "seat": seat, "url": url, "qr": qr_svg(url), "expires_s": ttl})
+
+
+@bp.get("/host/games")
+def host_games() -> Response:
+    if not is_host():
+        return error("not_authorized", 403)
+    table = service().table
+    games = []
+    for game in table.games.values():
+        defaults = table.settings.game_options.get(game.id, {})
+        games.append({"id": game.id, "title": dict(game.title), "min_seats": game.min_seats,
+                      "max_seats": game.max_seats, "options": game.options_schema(defaults)})
+    return jsonify({"games": games, "undo_policy": table.settings.undo_policy})
 
 
 @bp.get("/games/<game_id>/export")
@@ -79,8 +265,7 @@ def export(game_id: str) -> Response:
     if not is_host():
         return error("not_authorized", 403)
     svc = service()
-    table = svc.table
-    run = table.run
+    run = svc.table.run
     if run is not None and run.game_id == game_id and not run.ended and run.definition.secrets(run.state):
         # A running game's log holds its secrets; it leaves the server only once the game is over.
         return error("game_in_progress", 409)
@@ -105,3 +290,4 @@ def http_error(err: HTTPException) -> Response:
 def server_error(err: Exception) -> Response:
     log.exception("error while handling %s %s", request.method, request.path)
     return error("server_error", 500)
+

@@ -1,24 +1,33 @@
-"""What every blueprint needs: the service, the viewer's language, identity checks, JSON errors."""
+"""What every blueprint needs: the service, the viewer's language and identity, JSON errors."""
 
 from __future__ import annotations
 
-import hmac
+import ipaddress
 import logging
+import socket
+from functools import cache
 from typing import Any
 from urllib.parse import urlsplit
 
 from flask import Response, current_app, jsonify, request
 
+from companion.games.base import HOST, TABLE, Viewer
 from companion.i18n import LANGUAGES, error_message, pick_language
+from companion.server.identity import HOST_COOKIE, SEAT_COOKIE, CookieSigner
 from companion.service import Service
 
 log = logging.getLogger(__name__)
 
 LANG_COOKIE = "lang"
+ROLES = ("table", "me", "host")
 
 
 def service() -> Service:
     return current_app.extensions["companion"]
+
+
+def signer() -> CookieSigner:
+    return current_app.extensions["companion.signer"]
 
 
 def language() -> str:
@@ -38,21 +47,75 @@ def error(code: str, status: int, params: dict[str, Any] | None = None) -> Respo
 
 
 def is_host() -> bool:
-    """The host proves itself with the host key as a bearer token (compared in constant time)."""
+    """The host's cookie, or the host key as a bearer token (scripts, tests)."""
+    if signer().is_host_cookie(request.cookies.get(HOST_COOKIE)):
+        return True
     header = request.headers.get("Authorization", "")
-    if not header.startswith("Bearer "):
-        return False
-    return hmac.compare_digest(header.removeprefix("Bearer ").strip().encode(), service().host_key.encode())
+    return header.startswith("Bearer ") and signer().is_host_key(header.removeprefix("Bearer "))
+
+
+def seat_of_request() -> int | None:
+    """The seat this phone holds right now, from its cookie."""
+    return signer().seat_from_cookie(request.cookies.get(SEAT_COOKIE), service().table.seat_generation)
+
+
+def viewer_for(role: str | None) -> Viewer | str:
+    """The viewer a page asks to be ("table", "me", "host"), or the rejection code when it may not."""
+    if role in (None, "table"):
+        return TABLE
+    if role == "host":
+        return HOST if is_host() else "not_authorized"
+    if role == "me":
+        seat = seat_of_request()
+        return Viewer("seat", seat) if seat is not None else "no_seat"
+    return "bad_arguments"
+
+
+def still_valid(viewer: Viewer, seat_cookie: str | None, host_ok: bool) -> bool:
+    """Whether credentials checked when a stream opened still hold (a rebind voids a phone's)."""
+    if viewer.kind == "seat":
+        seat = signer().seat_from_cookie(seat_cookie, service().table.seat_generation)
+        return seat == viewer.seat
+    if viewer.kind == "host":
+        return host_ok
+    return True
+
+
+@cache
+def _local_names() -> frozenset[str]:
+    name = socket.gethostname().lower()
+    return frozenset({"localhost", name, f"{name}.local", f"{name}.lan"})
+
+
+def host_allowed() -> bool:
+    """The Host header names this machine: an IP address, localhost, its own name, or public_url's host.
+
+    A page on another site cannot reach us by a DNS name it controls (DNS rebinding).
+    """
+    hostname = (urlsplit(f"//{request.host}").hostname or "").lower()
+    try:
+        ipaddress.ip_address(hostname)
+        return True
+    except ValueError:
+        pass
+    public = urlsplit(current_app.config["BASE_URL"]).hostname or ""
+    return hostname in _local_names() or hostname == public.lower()
 
 
 def origin_allowed() -> bool:
-    """A state-changing request from a browser must come from our own pages.
+    """A state-changing request from a browser must come from our own pages, on a name that is ours.
 
-    Browsers always send Origin on a cross-site POST; a request without one comes from a
-    non-browser client, which the JSON content type requirement already separates from forms.
+    Browsers always send Origin on a cross-site POST; a request without one comes from a non-browser
+    client, which the JSON content type requirement already separates from HTML forms.
     """
+    if not host_allowed():
+        return False
     origin = request.headers.get("Origin")
     if origin is None:
         return True
     parts = urlsplit(origin)
     return f"{parts.scheme}://{parts.netloc}" == f"{request.scheme}://{request.host}"
+
+
+def client_address() -> str:
+    return request.remote_addr or "unknown"

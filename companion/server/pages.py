@@ -2,15 +2,40 @@
 
 from __future__ import annotations
 
+import logging
+from typing import Any
+
 from flask import Blueprint, Response, current_app, make_response, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
+from werkzeug.exceptions import HTTPException
 
-from companion.games.base import TABLE
+from companion.games.base import HOST, TABLE, Command, Viewer
 from companion.i18n import LANGUAGES, catalogue
-from companion.server.common import LANG_COOKIE, language, service
+from companion.server.common import LANG_COOKIE, is_host, language, seat_of_request, service, signer
+from companion.server.identity import COOKIE_MAX_AGE, SEAT_COOKIE
 from companion.server.qr import qr_svg
+from companion.table.seating import valid_join_code
+
+log = logging.getLogger(__name__)
 
 bp = Blueprint("pages", __name__)
+
+
+def _page(template: str, status: int = 200, **context: Any) -> Response:
+    lang = language()
+    strings = catalogue(lang)
+    boot = {"lang": lang, "ui": strings["ui"], "errors": strings["error"], **context.pop("boot", {})}
+    response = make_response(render_template(
+        template, lang=lang, languages=LANGUAGES, ui=strings["ui"], boot=boot,
+        base_url=current_app.config["BASE_URL"], **context,
+    ), status)
+    if request.args.get("lang") in LANGUAGES:
+        response.set_cookie(LANG_COOKIE, lang, max_age=365 * 24 * 3600, samesite="Strict")
+    return response
+
+
+def join_url() -> str:
+    return f"{current_app.config['BASE_URL']}/join/{service().table.state.join_code}"
 
 
 @bp.get("/")
@@ -18,19 +43,67 @@ def index() -> ResponseReturnValue:
     return redirect(url_for("pages.table"))
 
 
+@bp.get("/favicon.ico")
+def favicon() -> ResponseReturnValue:
+    return redirect(url_for("static", filename="icon.svg"), code=301)
+
+
 @bp.get("/table")
 def table() -> Response:
-    lang = language()
-    table_url = current_app.config["BASE_URL"] + url_for("pages.table")
-    response = make_response(render_template(
-        "table.html",
-        lang=lang,
-        languages=LANGUAGES,
-        ui=catalogue(lang)["ui"],
-        qr=qr_svg(table_url),
-        table_url=table_url,
-        initial_view=service().table.view(TABLE),
-    ))
-    if request.args.get("lang") in LANGUAGES:
-        response.set_cookie(LANG_COOKIE, lang, max_age=365 * 24 * 3600, samesite="Strict")
+    url = join_url()
+    boot = {"role": "table", "view": service().table.view(TABLE)}
+    return _page("table.html", qr=qr_svg(url), join_url=url, boot=boot)
+
+
+@bp.get("/join")
+@bp.get("/join/<code>")
+def join(code: str | None = None) -> ResponseReturnValue:
+    if seat_of_request() is not None:
+        return redirect(url_for("pages.me"))
+    table_state = service().table.state
+    typed = (code or request.args.get("code", "")).strip().upper()
+    valid = valid_join_code(typed) and typed == table_state.join_code
+    offered = request.args.get("seat", type=int)
+    return _page("join.html", status=200 if valid or not typed else 404, code=typed if valid else "",
+                 wrong_code=bool(typed) and not valid,
+                 boot={"role": "join", "code": typed if valid else "", "offered": offered,
+                       "view": service().table.view(TABLE)})
+
+
+@bp.get("/me")
+def me() -> ResponseReturnValue:
+    seat = seat_of_request()
+    if seat is None:
+        return redirect(url_for("pages.join"))
+    return _page("me.html", boot={"role": "me", "view": service().table.view(Viewer("seat", seat))})
+
+
+@bp.get("/host")
+def host() -> Response:
+    if not is_host():
+        return _page("host_login.html", boot={"role": "login"})
+    return _page("host.html", join_url=join_url(), boot={"role": "host", "view": service().table.view(HOST)})
+
+
+@bp.get("/rebind/<token>")
+def rebind(token: str) -> ResponseReturnValue:
+    """Spend a one-time link: the seat moves to this phone, the old phone loses it, the URL goes away."""
+    seat = current_app.extensions["companion.rebind_links"].redeem(token)
+    if seat is None:
+        log.warning("refused a used, expired or unknown rebind link")
+        return _page("message.html", status=410, title_key="link_spent_title", text_key="link_spent")
+    table = service().table
+    outcome = table.handle(Viewer("system"), Command("rebind_seat", {"seat": seat}))
+    generation = table.seat_generation(seat)
+    if outcome.rejection is not None or generation is None:
+        return _page("message.html", status=409, title_key="link_spent_title", text_key="seat_gone")
+    response = redirect(url_for("pages.me"), code=303)
+    response.set_cookie(SEAT_COOKIE, signer().seat_cookie(seat, generation), max_age=COOKIE_MAX_AGE,
+                        httponly=True, samesite="Strict", path="/")
     return response
+
+
+def http_error(err: HTTPException) -> ResponseReturnValue:
+    if err.code == 404:
+        return _page("message.html", status=404, title_key="not_found_title", text_key="not_found_text")
+    return err

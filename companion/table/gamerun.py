@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from companion.errors import ReplayMismatch
+from companion.fairness import contributions
+from companion.fairness.contributions import Contribution
 from companion.fairness.rng import Draw, ReplayRandomSource
 from companion.games.base import Event, GameDefinition, SeatInfo, Viewer
 from companion.store.records import RecordedEvent
@@ -18,7 +20,9 @@ from companion.store.records import RecordedEvent
 GAME_STARTED = "game_started"
 GAME_ENDED = "game_ended"
 UNDONE = "undone"
-RESERVED = (GAME_STARTED, GAME_ENDED, UNDONE)
+ENTROPY_COMMITTED = "entropy_committed"
+ENTROPY_REVEALED = "entropy_revealed"
+RESERVED = (GAME_STARTED, GAME_ENDED, UNDONE, ENTROPY_COMMITTED, ENTROPY_REVEALED)
 
 UndoPolicy = Literal["off", "host", "host_and_own"]
 UNDO_POLICIES: tuple[UndoPolicy, ...] = ("off", "host", "host_and_own")
@@ -47,6 +51,8 @@ class GameRun:
     undo_stack: list[UndoEntry] = field(default_factory=list)
     undo_chain_actor: str | None = None
     """Whose actions the current run of consecutive undos is taking back (None outside such a run)."""
+    entropy: dict[int, Contribution] = field(default_factory=dict)
+    """Players' committed (and later revealed) random bytes, by seat."""
     undo_wall: str = "nothing_to_undo"
     """Why nothing further back can be undone: the start, a random outcome, or a reveal."""
 
@@ -90,6 +96,13 @@ class GameRun:
             self.ended = True
             self.undo_stack.clear()
             self.undo_wall = "game_over"
+            return
+        if record.type == ENTROPY_COMMITTED:
+            # Contributions are not moves: they neither start nor break a run of undos.
+            self.entropy = contributions.committed(self.entropy, record.data["seat"], record.data["commitment"])
+            return
+        if record.type == ENTROPY_REVEALED:
+            self.entropy = contributions.revealed(self.entropy, record.data["seat"], record.data["value"])
             return
         if record.type == UNDONE:
             target = record.data.get("seq")

@@ -17,13 +17,24 @@ from typing import Any
 
 from companion.clock import Clock
 from companion.errors import ReplayMismatch, StoreError
+from companion.fairness import contributions
 from companion.fairness.rng import RandomSource, RecordingRandomSource
-from companion.games.base import Command, Event, GameDefinition, OptionsError, Rejection, Viewer
+from companion.games.base import SYSTEM, Command, Event, GameDefinition, OptionsError, Rejection, Viewer
 from companion.store import EventStore, PendingEvent, RecordedEvent
 from companion.table import seating
 from companion.table.broadcast import Broadcaster
-from companion.table.gamerun import GAME_ENDED, GAME_STARTED, RESERVED, UNDONE, GameRun, UndoPolicy
-from companion.table.seating import TableState
+from companion.table.gamerun import (
+    ENTROPY_COMMITTED,
+    ENTROPY_REVEALED,
+    GAME_ENDED,
+    GAME_STARTED,
+    RESERVED,
+    UNDONE,
+    GameRun,
+    UndoPolicy,
+)
+from companion.table.presence import Presence
+from companion.table.seating import JOIN_CODE_ALPHABET, JOIN_CODE_LENGTH, TableState
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +82,7 @@ class Table:
         self.state = TableState(settings.default_seats)
         self.run: GameRun | None = None
         self.broadcaster = Broadcaster(store.position)
+        self.presence = Presence(self.broadcaster)
         self._lock = threading.RLock()
 
     @classmethod
@@ -88,6 +100,9 @@ class Table:
             table.state = seating.evolve(table.state, Event(record.type, record.data))
         if table.state.game_id:
             table.run = table._replay(table.state.game_id)
+        if not table.state.join_code:
+            code = "".join(secrets.choice(JOIN_CODE_ALPHABET) for _ in range(JOIN_CODE_LENGTH))
+            table.handle(SYSTEM, Command("set_join_code", {"code": code}))
         return table
 
     def _replay(self, game_id: str) -> GameRun:
@@ -132,6 +147,8 @@ class Table:
             return self._end_game(actor)
         if command.name == "undo":
             return self._undo(actor)
+        if command.name in ("commit_entropy", "reveal_entropy"):
+            return self._entropy(actor, command)
         return self._game_command(actor, command)
 
     def _pending(self, stream: str, seq: int, actor: Viewer, event: Event, draws: tuple = ()) -> PendingEvent:
@@ -141,6 +158,8 @@ class Table:
         )
 
     def _table_command(self, actor: Viewer, command: Command) -> Outcome:
+        if command.name == "set_seat_count" and actor.kind == "host" and self.run and not self.run.ended:
+            return Outcome(Rejection("game_in_progress"))
         rejection = seating.validate(self.state, actor, command)
         if rejection:
             return Outcome(rejection)
@@ -216,11 +235,35 @@ class Table:
         run = self.run
         if run is None:
             return Outcome(Rejection("no_game"))
+        if self.state.paused and actor.kind != "host":
+            return Outcome(Rejection("paused"))
         refusal = run.undo_refusal(actor, self.settings.undo_policy)
         if refusal:
             return Outcome(Rejection(refusal))
         target = run.undo_stack[-1]
         event = Event(UNDONE, {"seq": target.seq, "actor": target.actor})
+        recorded = self.store.append([self._pending(run.game_id, run.seq + 1, actor, event)])
+        run.apply(recorded[0])
+        return Outcome(None, recorded[-1].position, tuple(recorded))
+
+    def _entropy(self, actor: Viewer, command: Command) -> Outcome:
+        run = self.run
+        if run is None:
+            return Outcome(Rejection("no_game"))
+        if run.ended:
+            return Outcome(Rejection("game_over"))
+        if actor.kind != "seat" or actor.seat is None or all(s.number != actor.seat for s in run.seats):
+            return Outcome(Rejection("not_seated"))
+        if command.name == "commit_entropy":
+            commitment = command.args.get("commitment")
+            refusal = contributions.commit_refusal(run.entropy, actor.seat, commitment)
+            event = Event(ENTROPY_COMMITTED, {"seat": actor.seat, "commitment": commitment})
+        else:
+            value = command.args.get("value")
+            refusal = contributions.reveal_refusal(run.entropy, self._seated(run), run.game_id, actor.seat, value)
+            event = Event(ENTROPY_REVEALED, {"seat": actor.seat, "value": value})
+        if refusal:
+            return Outcome(Rejection(refusal))
         recorded = self.store.append([self._pending(run.game_id, run.seq + 1, actor, event)])
         run.apply(recorded[0])
         return Outcome(None, recorded[-1].position, tuple(recorded))
@@ -231,6 +274,8 @@ class Table:
             return Outcome(Rejection("no_game"))
         if run.ended:
             return Outcome(Rejection("game_over"))
+        if self.state.paused:
+            return Outcome(Rejection("paused"))
         definition = run.definition
         rejection = definition.validate(run.state, actor, command)
         if rejection:
@@ -264,21 +309,59 @@ class Table:
     def view(self, viewer: Viewer) -> dict[str, Any]:
         """Everything `viewer` may see now; the only shape in which table state leaves the server."""
         with self._lock:
-            game = None
-            run = self.run
-            if run is not None:
-                game = {
-                    "id": run.game_id,
-                    "game": run.definition.id,
-                    "title": dict(run.definition.title),
-                    "ended": run.ended,
-                    "seq": run.seq,
-                    "view": run.view(viewer),
-                }
-                if viewer.kind in ("host", "seat"):
-                    refusal = run.undo_refusal(viewer, self.settings.undo_policy)
-                    game["undo"] = {"allowed": refusal is None, "reason": refusal}
-            return {"position": self.position, "table": self.state.view(), "game": game}
+            table = self.state.view()
+            for seat in table["seats"]:
+                seat["connected"] = self.presence.connected(Viewer("seat", seat["number"]))
+            view: dict[str, Any] = {"position": self.position, "table": table, "game": self._game_view(viewer)}
+            if viewer.kind == "seat" and viewer.seat is not None:
+                view["you"] = {"seat": viewer.seat, "name": self.state.names.get(viewer.seat, "")}
+            return view
+
+    def _game_view(self, viewer: Viewer) -> dict[str, Any] | None:
+        run = self.run
+        if run is None:
+            return None
+        game: dict[str, Any] = {
+            "id": run.game_id,
+            "game": run.definition.id,
+            "title": dict(run.definition.title),
+            "ended": run.ended,
+            "seq": run.seq,
+            "view": run.view(viewer),
+            "entropy": contributions.public_view(run.entropy, self._seated(run)),
+        }
+        if viewer.kind in ("host", "seat"):
+            refusal = run.undo_refusal(viewer, self.settings.undo_policy)
+            game["undo"] = {"allowed": refusal is None, "reason": refusal}
+        game["actions"] = [self._action(run, viewer, c) for c in run.definition.actions(run.state, viewer)]
+        return game
+
+    def _seated(self, run: GameRun) -> list[int]:
+        """Seats of the game that have a player at the table now."""
+        game_seats = {s.number for s in run.seats}
+        return sorted(n for n in self.state.names if n in game_seats)
+
+    def _action(self, run: GameRun, viewer: Viewer, command: Command) -> dict[str, Any]:
+        """One command this viewer might send now, and why not when it is not allowed."""
+        if run.ended:
+            rejection: Rejection | None = Rejection("game_over")
+        elif self.state.paused:
+            rejection = Rejection("paused")
+        else:
+            rejection = run.definition.validate(run.state, viewer, command)
+        return {
+            "name": command.name,
+            "args": dict(command.args),
+            "allowed": rejection is None,
+            "reason": None if rejection is None else {"code": rejection.code, "params": dict(rejection.params)},
+        }
+
+    def seat_generation(self, seat: int) -> int | None:
+        """The current token generation of a taken seat; None for a free or unknown seat."""
+        with self._lock:
+            if seat not in self.state.names:
+                return None
+            return self.state.generation(seat)
 
     def summary(self) -> dict[str, Any] | None:
         """The current game as /api/status reports it: public facts only."""

@@ -1,0 +1,79 @@
+"""Players' own randomness: each seat commits to 32 secret bytes, then reveals them.
+
+The commitment binds the bytes to the game and the seat, so a contribution cannot be replayed in
+another game or claimed by another seat. How the revealed bytes enter the game's seed is the
+fairness scheme's business; this module only checks and records them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+VALUE_BYTES = 32
+_HEX = set("0123456789abcdef")
+
+
+@dataclass(frozen=True, slots=True)
+class Contribution:
+    commitment: str
+    value: str | None = None
+
+
+def commitment_for(game_id: str, seat: int, value_hex: str) -> str:
+    """SHA-256 over "game:seat:value" (value in lower-case hex), as the phone computes it."""
+    return hashlib.sha256(f"{game_id}:{seat}:{value_hex}".encode()).hexdigest()
+
+
+def _is_hex(raw: Any, length: int) -> bool:
+    return isinstance(raw, str) and len(raw) == length and set(raw) <= _HEX
+
+
+def commit_refusal(contributions: Mapping[int, Contribution], seat: int, commitment: Any) -> str | None:
+    if not _is_hex(commitment, 64):
+        return "bad_commitment"
+    if seat in contributions:
+        return "already_committed"
+    return None
+
+
+def reveal_refusal(
+    contributions: Mapping[int, Contribution], seated: Iterable[int], game_id: str, seat: int, value: Any
+) -> str | None:
+    if not _is_hex(value, 2 * VALUE_BYTES):
+        return "bad_reveal"
+    if not reveal_open(contributions, seated):
+        return "reveal_not_open"
+    mine = contributions.get(seat)
+    if mine is None:
+        return "not_committed"
+    if mine.value is not None:
+        return "already_revealed"
+    if commitment_for(game_id, seat, value) != mine.commitment:
+        return "reveal_mismatch"
+    return None
+
+
+def committed(contributions: Mapping[int, Contribution], seat: int, commitment: str) -> dict[int, Contribution]:
+    return {**contributions, seat: Contribution(commitment)}
+
+
+def revealed(contributions: Mapping[int, Contribution], seat: int, value: str) -> dict[int, Contribution]:
+    return {**contributions, seat: replace(contributions[seat], value=value)}
+
+
+def reveal_open(contributions: Mapping[int, Contribution], seated: Iterable[int]) -> bool:
+    """Reveals start once every seated player has committed: nobody can adapt to another's bytes."""
+    seats = set(seated)
+    return bool(seats) and seats <= set(contributions)
+
+
+def public_view(contributions: Mapping[int, Contribution], seated: Iterable[int]) -> dict[str, Any]:
+    """Who committed and who revealed; the bytes themselves never appear in a view."""
+    return {
+        "committed": sorted(contributions),
+        "revealed": sorted(seat for seat, c in contributions.items() if c.value is not None),
+        "reveal_open": reveal_open(contributions, seated),
+    }

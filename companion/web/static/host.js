@@ -1,0 +1,142 @@
+// The host console: controls only. The host sees what the table sees, never a player's secrets.
+"use strict";
+(function (C) {
+  const { $, el, ui } = C;
+
+  const login = $("login-form");
+  if (login) {
+    const tryKey = async (key) => {
+      const body = await C.post("/api/host/login", { key });
+      if (body.ok) window.location.replace("/host");
+      else C.showError(body.message);
+    };
+    // The terminal's QR carries the key after '#': it never reaches the server in a URL or a log.
+    const match = window.location.hash.match(/^#k=([A-Za-z0-9_-]+)$/);
+    if (match) { history.replaceState(null, "", "/host"); tryKey(match[1]); }
+    login.addEventListener("submit", (event) => { event.preventDefault(); tryKey($("key-input").value.trim()); });
+    return;
+  }
+
+  let current = C.boot.view;
+  let games = [];
+  let rebindTimer = null;
+  let lastSeats = "";
+  const send = (name, args) => C.send("host", name, args);
+
+  function seatRow(seat) {
+    const input = el("input", { value: seat.name, maxlength: "20", "aria-label": `${ui.seat} ${seat.number}: ${ui.your_name}`,
+      placeholder: ui.free_seat });
+    const rename = el("form", { class: "inline-form", onsubmit: (e) => { e.preventDefault(); send("name_seat", { seat: seat.number, name: input.value }); } },
+      input, el("button", { type: "submit" }, ui.rename));
+    return el("li", { class: "host-seat" },
+      el("span", { class: "num" }, String(seat.number)),
+      rename,
+      seat.name ? el("span", { class: "presence " + (seat.connected ? "on" : "off") }, seat.connected ? `● ${ui.online}` : `○ ${ui.away}`) : null,
+      seat.name ? el("button", { type: "button", onclick: () => rebind(seat) }, ui.new_phone) : null,
+      seat.name ? el("button", { type: "button", class: "danger", onclick: () => {
+        if (window.confirm(C.fill(ui.remove_confirm, { name: seat.name }))) send("clear_seat", { seat: seat.number });
+      } }, ui.remove) : null);
+  }
+
+  async function rebind(seat) {
+    const body = await C.post("/api/host/rebind", { seat: seat.number });
+    if (!body.ok) { C.showError(body.message); return; }
+    $("rebind").hidden = false;
+    $("rebind-title").textContent = C.fill(ui.rebind_title, { seat: seat.number, name: seat.name });
+    $("rebind-qr").innerHTML = body.qr;  // an SVG our own server drew
+    let left = Math.round(body.expires_s);
+    clearInterval(rebindTimer);
+    const tick = () => {
+      $("rebind-help").textContent = left > 0 ? C.fill(ui.rebind_help, { seconds: left }) : ui.rebind_expired;
+      if (left <= 0) { clearInterval(rebindTimer); $("rebind-qr").replaceChildren(); }
+      left -= 1;
+    };
+    tick();
+    rebindTimer = setInterval(tick, 1000);
+  }
+  $("rebind-close").addEventListener("click", () => { clearInterval(rebindTimer); $("rebind").hidden = true; $("rebind-qr").replaceChildren(); });
+
+  function renderStartForm(view) {
+    const form = $("start-form");
+    const running = view.game && !view.game.ended;
+    form.hidden = running || games.length === 0;
+    if (form.hidden || $("game-select").options.length) return;
+    $("game-select").replaceChildren(...games.map((g) => el("option", { value: g.id }, C.text(g.title))));
+    renderOptions();
+  }
+
+  function renderOptions() {
+    const game = games.find((g) => g.id === $("game-select").value);
+    $("game-options").replaceChildren(...(game ? game.options : []).map((option) => el("label", {},
+      C.text(option.label), " ",
+      el("select", { "data-key": option.key }, option.choices.map((choice) =>
+        el("option", { value: choice.value, selected: choice.value === option.default }, C.text(choice.label)))))));
+  }
+  $("game-select").addEventListener("change", renderOptions);
+  $("start-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const options = {};
+    for (const select of $("game-options").querySelectorAll("select")) options[select.dataset.key] = select.value;
+    send("start_game", { game: $("game-select").value, options });
+  });
+
+  function render(view) {
+    current = view;
+    C.renderTitle(view);
+    const game = view.game;
+    const status = $("game-status");
+    if (!game) status.replaceChildren(el("p", {}, ui.no_game));
+    else {
+      status.replaceChildren(el("p", {}, el("strong", {}, C.text(game.title)), ` · ${game.id} · `,
+        game.ended ? ui.game_over : (view.table.paused ? ui.paused : ui.running)));
+      const screens = C.games[game.game];
+      const detail = el("div");
+      if (screens && screens.host) screens.host(detail, game, view);
+      status.append(detail, el("p", { class: "hint" }, C.fill(ui.contributions, {
+        committed: game.entropy.committed.length, revealed: game.entropy.revealed.length })));
+    }
+    const running = game && !game.ended;
+    $("undo").disabled = !(game && game.undo && game.undo.allowed);
+    $("undo-reason").textContent = game && game.undo && !game.undo.allowed ? C.errorText(game.undo.reason) : "";
+    $("pause").textContent = view.table.paused ? ui.resume : ui.pause;
+    $("pause").disabled = !running;
+    $("end-game").disabled = !running;
+    $("export").hidden = !game;
+    if (game) $("export").href = `/api/games/${encodeURIComponent(game.id)}/export`;
+    $("lock").textContent = view.table.joining_locked ? ui.unlock_joining : ui.lock_joining;
+    $("lock").setAttribute("aria-pressed", String(view.table.joining_locked));
+    const count = $("seat-count");
+    if (!count.options.length) {
+      for (let n = 2; n <= 13; n++) count.append(el("option", { value: String(n) }, String(n)));
+    }
+    count.value = String(view.table.seat_count);
+    count.disabled = !!running;
+    // Someone typing a new name keeps their text: the list is redrawn once they leave it.
+    const seatsKey = JSON.stringify(view.table.seats);
+    if (seatsKey !== lastSeats && !$("host-seats").contains(document.activeElement)) {
+      lastSeats = seatsKey;
+      $("host-seats").replaceChildren(...view.table.seats.map(seatRow));
+    }
+    renderStartForm(view);
+  }
+
+  $("host-seats").addEventListener("focusout", () => setTimeout(() => render(current), 0));
+  $("undo").addEventListener("click", () => send("undo"));
+  $("pause").addEventListener("click", () => send(current.table.paused ? "resume" : "pause"));
+  $("end-game").addEventListener("click", () => { if (window.confirm(ui.end_confirm)) send("end_game"); });
+  $("lock").addEventListener("click", () => send(current.table.joining_locked ? "unlock_joining" : "lock_joining"));
+  $("seat-count").addEventListener("change", (e) => send("set_seat_count", { count: Number(e.target.value) }));
+  $("logout").addEventListener("click", async () => { await C.post("/api/host/logout", {}); window.location.replace("/host"); });
+
+  async function loadGames() {
+    try {
+      const response = await fetch("/api/host/games", { credentials: "same-origin", cache: "no-store" });
+      if (response.ok) games = (await response.json()).games;
+    } catch (err) { games = []; }
+    renderStartForm(current);
+  }
+
+  render(current);
+  loadGames();
+  C.follow("host", render, () => window.location.replace("/host"));
+})(window.Companion);

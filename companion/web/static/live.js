@@ -1,0 +1,168 @@
+// Shared by every page: translations, a tiny element builder, commands, and the live stream.
+"use strict";
+window.Companion = (function () {
+  const boot = JSON.parse(document.getElementById("boot").textContent);
+  const ui = boot.ui;
+  const errors = boot.errors;
+  const lang = boot.lang;
+  const games = {};
+
+  function $(id) { return document.getElementById(id); }
+
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k === "class") node.className = v;
+      else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+      else if (k === "text") node.textContent = v;
+      else node.setAttribute(k, v === true ? "" : v);
+    }
+    for (const child of children.flat()) if (child !== null && child !== undefined && child !== false) node.append(child);
+    return node;
+  }
+
+  function text(names) { return (names && (names[lang] || names.en)) || ""; }
+
+  function fill(template, params) {
+    return String(template).replace(/\{(\w+)\}/g, (m, k) => (params && k in params ? String(params[k]) : m));
+  }
+
+  function errorText(code, params) { return fill(errors[code] || code, params); }
+
+  function reasonText(reason) { return reason ? errorText(reason.code, reason.params) : ""; }
+
+  function showError(message, box) {
+    const target = box || $("error");
+    if (!target) return;
+    target.textContent = message || "";
+    target.hidden = !message;
+  }
+
+  async function post(path, body) {
+    try {
+      const response = await fetch(path, {
+        method: "POST", credentials: "same-origin", cache: "no-store",
+        headers: { "Content-Type": "application/json", "Accept-Language": lang },
+        body: JSON.stringify(body || {}),
+      });
+      return await response.json();
+    } catch (err) {
+      return { ok: false, error: "offline", message: ui.reconnecting };
+    }
+  }
+
+  // Send a command as this page's role; show the refusal in the player's language.
+  async function send(role, name, args, errorBox) {
+    showError("", errorBox);
+    const body = await post("/api/commands", { as: role, name, args: args || {} });
+    if (!body.ok) showError(body.message || errorText(body.error), errorBox);
+    return body;
+  }
+
+  function setLink(up) {
+    const link = $("link");
+    if (link) {
+      link.textContent = up ? ui.connected : ui.reconnecting;
+      link.classList.toggle("down", !up);
+    }
+    document.body.classList.toggle("offline", !up);
+    const offline = $("offline");
+    if (offline) offline.hidden = up;
+  }
+
+  // Follow the log: one EventSource per page; resync when the phone wakes or the network returns.
+  function follow(role, onView, onRevoked) {
+    let source = null;
+    let position = boot.view ? boot.view.position : -1;
+    let retry = null;
+
+    function deliver(view) {
+      position = view.position;
+      setLink(true);
+      onView(view);
+    }
+
+    async function checkSeat() {
+      // A closed stream may mean our credentials are gone (seat rebound, host signed out).
+      try {
+        const response = await fetch(`/api/view?as=${role}`, { credentials: "same-origin", cache: "no-store" });
+        if (response.status === 403) { stop(); onRevoked && onRevoked(); return false; }
+        if (response.ok) deliver(await response.json());
+        return true;
+      } catch (err) {
+        return true;
+      }
+    }
+
+    function stop() {
+      if (source) source.close();
+      source = null;
+      clearTimeout(retry);
+    }
+
+    function connect() {
+      stop();
+      source = new EventSource(`/api/stream?as=${role}`);
+      source.addEventListener("view", (event) => deliver(JSON.parse(event.data)));
+      source.addEventListener("revoked", () => { stop(); onRevoked && onRevoked(); });
+      source.onopen = () => setLink(true);
+      source.onerror = () => {
+        setLink(false);
+        if (source && source.readyState === EventSource.CLOSED) {
+          retry = setTimeout(async () => { if (await checkSeat()) connect(); }, 1500);
+        }
+      };
+    }
+
+    function resync() {
+      if (!source || source.readyState === EventSource.CLOSED) connect();
+      else checkSeat();
+    }
+
+    document.addEventListener("visibilitychange", () => { if (!document.hidden) resync(); });
+    window.addEventListener("pageshow", (event) => { if (event.persisted) resync(); });
+    window.addEventListener("online", resync);
+    // A watchdog for browsers that give up on a stream for good.
+    setInterval(() => { if (!source || source.readyState === EventSource.CLOSED) connect(); }, 5000);
+    connect();
+    return { resync, position: () => position };
+  }
+
+  function byWho(by, view) {
+    if (by === "table") return ui.by_table;
+    if (by === "host") return ui.by_host;
+    if (by && by.startsWith("seat:")) {
+      const n = Number(by.slice(5));
+      const seat = view.table.seats.find((s) => s.number === n);
+      return seat && seat.name ? seat.name : `${ui.seat} ${n}`;
+    }
+    return by;
+  }
+
+  function initChrome() {
+    const contrast = $("contrast");
+    const apply = (on) => {
+      document.documentElement.classList.toggle("hc", on);
+      if (contrast) contrast.setAttribute("aria-pressed", String(on));
+    };
+    apply(localStorage.getItem("contrast") === "1");
+    if (contrast) contrast.addEventListener("click", () => {
+      const on = !document.documentElement.classList.contains("hc");
+      localStorage.setItem("contrast", on ? "1" : "0");
+      apply(on);
+    });
+    document.cookie = `lang=${lang}; max-age=31536000; SameSite=Strict; path=/`;
+  }
+
+  function renderTitle(view) {
+    const title = $("game-title");
+    if (title) title.textContent = view.game ? text(view.game.title) : "";
+    const paused = $("paused");
+    if (paused) paused.hidden = !view.table.paused;
+  }
+
+  initChrome();
+  return { boot, ui, lang, games, $, el, text, fill, errorText, reasonText, showError, post, send, follow,
+           setLink, byWho, renderTitle };
+})();

@@ -1,0 +1,101 @@
+// A player's private screen: this seat's view only, secrets behind a hold-to-peek control.
+"use strict";
+(function (C) {
+  const { $, el, ui } = C;
+  let current = C.boot.view;
+  let peeking = false;
+
+  function renderPrivate() {
+    const game = current.game;
+    const screens = game && C.games[game.game];
+    const content = screens && screens.private ? screens.private(game, current) : null;
+    const box = $("private-content");
+    box.replaceChildren(content || el("p", { class: "muted" }, ui.nothing_private));
+    box.hidden = !peeking;
+    $("peek").setAttribute("aria-expanded", String(peeking));
+    $("peek").classList.toggle("active", peeking);
+  }
+
+  function render(view) {
+    current = view;
+    C.renderTitle(view);
+    const you = view.you;
+    $("who").replaceChildren(el("strong", {}, you.name || `${ui.seat} ${you.seat}`),
+      el("span", { class: "muted" }, ` · ${ui.seat} ${you.seat}`));
+    if (document.activeElement !== $("rename-input")) $("rename-input").value = you.name || "";
+    const game = view.game;
+    const container = $("game");
+    if (!game) container.replaceChildren(el("p", { class: "notice" }, ui.no_game));
+    else {
+      const screens = C.games[game.game];
+      if (screens) screens.seat(container, game, view);
+      if (game.ended) container.prepend(el("p", { class: "notice" }, ui.game_over));
+      if (game.undo) {
+        container.append(el("div", { class: "undo-line" },
+          el("button", { type: "button", disabled: !game.undo.allowed, "aria-describedby": "undo-why",
+            onclick: () => C.send("me", "undo") }, ui.undo_mine),
+          el("span", { id: "undo-why", class: "hint" }, game.undo.allowed ? "" : C.errorText(game.undo.reason))));
+      }
+    }
+    renderPrivate();
+    contribute(view);
+  }
+
+  // Hold to peek: shown only while pressed, hidden on release, on leaving, and when the page hides.
+  function peek(on) { if (peeking !== on) { peeking = on; renderPrivate(); } }
+  const button = $("peek");
+  button.addEventListener("pointerdown", (e) => { e.preventDefault(); button.setPointerCapture(e.pointerId); peek(true); });
+  for (const type of ["pointerup", "pointercancel", "lostpointercapture", "blur"]) button.addEventListener(type, () => peek(false));
+  button.addEventListener("keydown", (e) => { if (e.key === " " || e.key === "Enter") { e.preventDefault(); peek(true); } });
+  button.addEventListener("keyup", () => peek(false));
+  button.addEventListener("contextmenu", (e) => e.preventDefault());
+  document.addEventListener("visibilitychange", () => { if (document.hidden) peek(false); });
+  window.addEventListener("pagehide", () => peek(false));
+
+  // This phone's own randomness for the game: commit to 32 bytes first, reveal them afterwards.
+  const contributed = new Set();
+  async function contribute(view) {
+    const game = view.game;
+    if (!game || game.ended || !game.entropy || !window.crypto || !crypto.getRandomValues) return;
+    const seat = view.you.seat;
+    const key = `entropy:${game.id}:${seat}`;
+    const stage = `${key}:${game.entropy.reveal_open}`;
+    if (contributed.has(stage)) return;
+    contributed.add(stage);
+    let stored = null;
+    try { stored = JSON.parse(localStorage.getItem(key) || "null"); } catch (err) { stored = null; }
+    if (!game.entropy.committed.includes(seat)) {
+      const bytes = new Uint8Array(32);
+      crypto.getRandomValues(bytes);
+      const value = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+      const commitment = window.CompanionSha256(`${game.id}:${seat}:${value}`);
+      localStorage.setItem(key, JSON.stringify({ value }));
+      const sent = await C.post("/api/commands", { as: "me", name: "commit_entropy", args: { commitment } });
+      if (!sent.ok) { contributed.delete(stage); return; }
+      stored = { value };
+    }
+    if (stored && game.entropy.reveal_open && !game.entropy.revealed.includes(seat)) {
+      await C.post("/api/commands", { as: "me", name: "reveal_entropy", args: { value: stored.value } });
+    }
+  }
+
+  $("rename-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    await C.send("me", "name_seat", { seat: current.you.seat, name: $("rename-input").value });
+  });
+  $("leave").addEventListener("click", async () => {
+    if (!window.confirm(ui.leave_confirm)) return;
+    const body = await C.post("/api/leave", {});
+    if (body.ok) window.location.replace("/join");
+    else C.showError(body.message);
+  });
+
+  function revoked() {
+    document.querySelector("main").replaceChildren(el("section", { class: "card" },
+      el("h2", {}, ui.seat_moved_title), el("p", {}, ui.seat_moved),
+      el("a", { class: "button", href: "/join" }, ui.go_join)));
+  }
+
+  render(current);
+  C.follow("me", render, revoked);
+})(window.Companion);
