@@ -10,10 +10,13 @@ import pytest
 
 from companion.config import Config, load_config
 from companion.errors import ConfigError
+from companion.games.base import HOST, Command
 from companion.games.registry import GAMES
+from companion.server import create_app
 from companion.service import Service, open_service
 from companion.store import EventStore
 from companion.table.session import Table, TableSettings
+from tests.web_support import BASE, Web
 
 
 class ManualClock:
@@ -88,6 +91,15 @@ def settings(config: Config) -> TableSettings:
 @pytest.fixture
 def table(store: EventStore, clock: ManualClock, rng: SeededRandomSource, settings: TableSettings) -> Table:
     return Table.open(store, GAMES, clock, rng, settings)
+
+
+@pytest.fixture
+def web(service: Service) -> Iterator[Web]:
+    """The web app of a fresh service whose dice tray is running; streams beat every 50 ms."""
+    app = create_app(service, BASE, {"TESTING": True, "STREAM_HEARTBEAT_S": 0.05})
+    service.table.handle(HOST, Command("start_game", {"game": "dice-tray"}))
+    yield Web(app, service)
+    service.table.broadcaster.close()
 
 
 @pytest.fixture

@@ -34,7 +34,6 @@ log = logging.getLogger(__name__)
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
-HEARTBEAT_S = 15.0
 
 _STATUS = {
     "bad_arguments": 400, "bad_json": 400, "bad_commitment": 400, "bad_reveal": 400,
@@ -107,6 +106,7 @@ def stream() -> Response:
     svc = service()
     seat_cookie = request.cookies.get(SEAT_COOKIE)
     host_ok = viewer.kind == "host"
+    heartbeat = current_app.config["STREAM_HEARTBEAT_S"]
 
     def events() -> Iterator[str]:
         table = svc.table
@@ -127,7 +127,7 @@ def stream() -> Response:
                     yield f"id: {current['position']}\nevent: view\ndata: {body}\n\n"
                 else:
                     yield ": still here\n\n"
-                table.broadcaster.wait_for_change(revision, HEARTBEAT_S)
+                table.broadcaster.wait_for_change(revision, heartbeat)
         finally:
             table.presence.leave(viewer)
 

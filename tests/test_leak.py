@@ -1,0 +1,41 @@
+"""No byte sent to a viewer contains a secret that viewer may not know, for every game."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from companion.config import load_config
+from companion.games.base import GameDefinition
+from companion.games.registry import GAMES
+from tests.leak import play
+from tests.secret_cards import LEAKY, SECRET_CARDS
+
+
+def default_options(game: GameDefinition[Any]) -> dict[str, Any]:
+    config = load_config(None)
+    return {"dice-tray": {"catalogue": config.catalogue.to_json(), "tray": config.table.tray}}.get(game.id, {})
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_no_game_leaks_a_secret_to_any_viewer(game_id: str) -> None:
+    game = GAMES[game_id]
+    report = play(game, default_options(game), seats=4, games=60, steps=40, seed=3)
+    assert report.commands == 2400
+    assert report.accepted > 500, "random play must mostly consist of legal commands"
+    assert report.views_checked > 10_000
+    assert report.leaks == []
+
+
+def test_the_harness_passes_a_game_that_keeps_its_secrets() -> None:
+    report = play(SECRET_CARDS, {}, seats=4, games=60, steps=10, seed=5)
+    assert report.secrets_seen > 1000, "hidden hands exist for most of each game"
+    assert report.leaks == []
+
+
+def test_the_harness_catches_a_game_that_leaks() -> None:
+    report = play(LEAKY, {}, seats=4, games=5, steps=10, seed=5)
+    assert report.leaks, "a table view showing every hand must be caught"
+    assert {leak.viewer for leak in report.leaks} == {"table"}
+    assert all(leak.description.endswith("hidden card") for leak in report.leaks)
