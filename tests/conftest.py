@@ -18,6 +18,9 @@ from companion.store import EventStore
 from companion.table.session import Table, TableSettings
 from tests.web_support import BASE, Web
 
+# The browser tests' fixtures (Chromium, the service as a subprocess, a table with four phones).
+pytest_plugins = ("tests.browser_support",)
+
 
 class ManualClock:
     """Time moves only when a test says so."""

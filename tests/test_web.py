@@ -8,14 +8,14 @@ import threading
 
 import pytest
 
-from companion.games.base import HOST, Command, seat
+from companion.games.base import HOST, TABLE, Command, seat
 from companion.games.registry import GAMES
 from companion.server.identity import OneTimeLinks, RateLimiter
 from companion.table.session import Table, TableSettings
 from tests.conftest import ManualClock, SeededRandomSource
 from tests.leak import hidden_now, stream_leaks
 from tests.secret_cards import LEAKY, SECRET_CARDS
-from tests.web_support import BASE, Web, cookie, read_stream
+from tests.web_support import BASE, Received, Web, cookie, read_stream
 
 
 def test_a_phone_joins_with_the_code_and_gets_a_protected_seat_cookie(web: Web) -> None:
@@ -159,7 +159,7 @@ def test_requests_naming_a_foreign_host_are_refused(web: Web) -> None:
 
 def test_the_stream_sends_each_viewer_its_view_and_follows_changes(web: Web) -> None:
     phone = web.join(1, "Ann")
-    messages: dict[str, list[tuple[int, str]]] = {"table": [], "me": []}
+    messages: dict[str, list[Received]] = {"table": [], "me": []}
     stop = threading.Event()
     threads = [threading.Thread(target=read_stream, args=(web.client(), "table", stop, messages["table"])),
                threading.Thread(target=read_stream, args=(phone, "me", stop, messages["me"]))]
@@ -170,24 +170,28 @@ def test_the_stream_sends_each_viewer_its_view_and_follows_changes(web: Web) -> 
     position = web.service.table.position
     deadline = threading.Event()
     for _ in range(100):
-        if all(m and m[-1][0] == position for m in messages.values()):
+        if all(m and m[-1].position == position for m in messages.values()):
             break
         deadline.wait(0.05)
+    deadline.wait(0.2)
+    expected = {"table": web.service.table.view(TABLE), "me": web.service.table.view(seat(1))}
     stop.set()
     web.service.table.broadcaster.close()
     for thread in threads:
         thread.join(5)
     for role, received in messages.items():
-        assert received[-1][0] == position, role
-        last = json.loads(received[-1][1])
+        assert received[-1].position == position, role
+        last = received[-1].view
+        assert last == expected[role], "patches rebuild the view exactly"
         assert last["game"]["view"]["rolls_total"] == 3
         assert ("you" in last) == (role == "me")
-    assert json.loads(messages["me"][-1][1])["you"]["seat"] == 1
+        assert len(received[-1].raw) < len(json.dumps(last)) / 2, "after the first message, only changes travel"
+    assert messages["me"][-1].view["you"]["seat"] == 1
 
 
 def test_a_stream_stops_as_soon_as_its_seat_moves_to_another_phone(web: Web) -> None:
     phone = web.join(2, "Bob")
-    received: list[tuple[int, str]] = []
+    received: list[Received] = []
     stop = threading.Event()
     reader = threading.Thread(target=read_stream, args=(phone, "me", stop, received))
     reader.start()
@@ -196,13 +200,13 @@ def test_a_stream_stops_as_soon_as_its_seat_moves_to_another_phone(web: Web) -> 
     web.client().get(path)
     reader.join(5)
     assert not reader.is_alive()
-    assert received[-1] == (-1, "revoked")
+    assert received[-1].raw == "revoked"
 
 
 def test_presence_shows_which_seats_have_a_screen_open(web: Web) -> None:
     phone = web.join(1, "Ann")
     stop = threading.Event()
-    received: list[tuple[int, str]] = []
+    received: list[Received] = []
     reader = threading.Thread(target=read_stream, args=(phone, "me", stop, received))
     reader.start()
     for _ in range(100):
@@ -226,7 +230,7 @@ def test_no_stream_message_carries_a_secret_its_viewer_may_not_know(web: Web, ga
     table = service.table
     table.handle(HOST, Command("end_game"))
     phones = {n: web.join(n, f"Player {n}") for n in range(1, 5)}
-    streams: dict[str, list[tuple[int, str]]] = {}
+    streams: dict[str, list[Received]] = {}
     stop = threading.Event()
     readers = []
     for role, client, key in [("table", web.client(), "table"), ("host", web.host(), "host"),
@@ -254,7 +258,8 @@ def test_no_stream_message_carries_a_secret_its_viewer_may_not_know(web: Web, ga
     for reader in readers:
         reader.join(5)
     assert all(len(messages) > 12 for messages in streams.values()), {k: len(v) for k, v in streams.items()}
-    leaks = stream_leaks(streams, hidden)
+    leaks = stream_leaks({viewer: [(m.position, m.raw) for m in received] for viewer, received in streams.items()},
+                         hidden)
     if leaks_expected:
         assert leaks and {leak.viewer for leak in leaks} == {"table"}
     else:

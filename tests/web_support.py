@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from dataclasses import dataclass
+from typing import Any
 
 from flask import Flask
 from flask.testing import FlaskClient
 
+from companion.server import patch
 from companion.service import Service
 
 BASE = "http://192.0.2.10:8080"
@@ -41,22 +44,42 @@ def cookie(client: FlaskClient, name: str):
     return client.get_cookie(name)
 
 
-def read_stream(client: FlaskClient, role: str, stop: threading.Event, out: list[tuple[int, str]]) -> None:
-    """Collect (position, data) of every view message until the service closes the stream."""
+@dataclass
+class Received:
+    """One stream message: its log position, the raw data as sent, and the view it results in."""
+
+    position: int
+    raw: str
+    view: dict[str, Any] | None
+
+
+def read_stream(client: FlaskClient, role: str, stop: threading.Event, out: list[Received]) -> None:
+    """Collect every message of a stream, applying patches, until the service closes the stream."""
     response = client.get(f"/api/stream?as={role}", buffered=False)
     assert response.status_code == 200
     assert response.mimetype == "text/event-stream"
     buffer = ""
+    current: dict[str, Any] | None = None
     for chunk in response.response:
         buffer += chunk.decode() if isinstance(chunk, bytes) else chunk
         while "\n\n" in buffer:
             message, buffer = buffer.split("\n\n", 1)
             lines = [line for line in message.splitlines() if ": " in line and not line.startswith(":")]
             fields = dict(line.split(": ", 1) for line in lines)
-            if fields.get("event") == "view":
-                out.append((int(fields["id"]), fields["data"]))
-            if fields.get("event") == "revoked":
-                out.append((-1, "revoked"))
+            event = fields.get("event")
+            if event == "view":
+                current = json.loads(fields["data"])
+            elif event == "patch":
+                assert current is not None, "a patch never comes first"
+                current = patch.apply(current, json.loads(fields["data"]))
+            elif event == "revoked":
+                out.append(Received(-1, "revoked", None))
+                continue
+            else:
+                continue
+            assert current is not None
+            assert current["position"] == int(fields["id"])
+            out.append(Received(int(fields["id"]), fields["data"], current))
         if stop.is_set():
             break
     response.close()

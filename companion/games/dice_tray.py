@@ -7,7 +7,7 @@ goes through the whole pipeline: command -> event carrying the faces -> durable 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from companion.dice import Catalogue, Die
@@ -25,7 +25,7 @@ from companion.games.base import (
 )
 
 MAX_DICE = 20
-RECENT = 30
+RECENT = 12
 """How many rolls the state keeps for display; the full history is the log."""
 
 
@@ -53,6 +53,8 @@ class TrayState:
     tray: tuple[str, ...]
     rolls_total: int = 0
     recent: tuple[Roll, ...] = ()
+    catalogue_json: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    """The catalogue as views show it, built once per game: it never changes during a game."""
 
 
 def normalize_options(options: Mapping[str, Any]) -> dict[str, Any]:
@@ -73,7 +75,8 @@ def normalize_options(options: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def setup(options: Mapping[str, Any], seats: Sequence[SeatInfo], rng: RandomSource) -> TrayState:
-    return TrayState(Catalogue.from_json(options["catalogue"]), tuple(seats), tuple(options["tray"]))
+    catalogue = Catalogue.from_json(options["catalogue"])
+    return TrayState(catalogue, tuple(seats), tuple(options["tray"]), catalogue_json=catalogue.to_json())
 
 
 def _requested_dice(state: TrayState, args: Mapping[str, Any]) -> tuple[list[str] | None, Rejection | None]:
@@ -172,7 +175,7 @@ def view(state: TrayState, viewer: Viewer) -> dict[str, Any]:
     """Everything in the tray is public: every viewer gets the same picture."""
     return {
         "game": "dice-tray",
-        "catalogue": state.catalogue.to_json(),
+        "catalogue": state.catalogue_json,
         "tray": list(state.tray),
         "rolls_total": state.rolls_total,
         "recent": [_roll_json(state.catalogue, roll) for roll in reversed(state.recent)],

@@ -27,6 +27,7 @@ from companion.server.common import (
     viewer_for,
 )
 from companion.server.identity import COOKIE_MAX_AGE, HOST_COOKIE, SEAT_COOKIE
+from companion.server.patch import diff
 from companion.server.qr import qr_svg
 from companion.table.export import export_game
 
@@ -95,7 +96,8 @@ def view() -> Response:
 
 @bp.get("/stream")
 def stream() -> Response:
-    """Server-sent events: the viewer's whole view whenever it changes, with the log position as id.
+    """Server-sent events: the viewer's whole view first, then patches from one view to the next
+    (see patch.py), each with the log position as id.
 
     The credentials are checked again before every message, so a phone whose seat was rebound to
     another phone stops receiving that seat's view at once.
@@ -113,20 +115,22 @@ def stream() -> Response:
         table.presence.enter(viewer)
         try:
             yield "retry: 1000\n\n"
-            revision = -1
-            last = ""
+            last: dict[str, Any] | None = None
             while not table.broadcaster.closed:
                 if not still_valid(viewer, seat_cookie, host_ok):
                     yield "event: revoked\ndata: {}\n\n"
                     return
                 revision = table.broadcaster.revision
                 current = table.view(viewer)
-                body = json.dumps(current, separators=(",", ":"), ensure_ascii=False)
-                if body != last:
-                    last = body
-                    yield f"id: {current['position']}\nevent: view\ndata: {body}\n\n"
+                if last is None:
+                    yield f"id: {current['position']}\nevent: view\ndata: {_compact(current)}\n\n"
                 else:
-                    yield ": still here\n\n"
+                    ops = [] if current is last else diff(last, current)
+                    if ops:
+                        yield f"id: {current['position']}\nevent: patch\ndata: {_compact(ops)}\n\n"
+                    else:
+                        yield ": still here\n\n"
+                last = current
                 table.broadcaster.wait_for_change(revision, heartbeat)
         finally:
             table.presence.leave(viewer)
@@ -135,6 +139,10 @@ def stream() -> Response:
     response.headers["Cache-Control"] = "no-store"
     response.headers["X-Accel-Buffering"] = "no"
     return response
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 @bp.post("/commands")

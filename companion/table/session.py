@@ -84,6 +84,8 @@ class Table:
         self.broadcaster = Broadcaster(store.position)
         self.presence = Presence(self.broadcaster)
         self._lock = threading.RLock()
+        self._views: dict[str, dict[str, Any]] = {}
+        self._views_revision = -1
 
     @classmethod
     def open(
@@ -307,7 +309,23 @@ class Table:
     # -- views -------------------------------------------------------------------------------
 
     def view(self, viewer: Viewer) -> dict[str, Any]:
-        """Everything `viewer` may see now; the only shape in which table state leaves the server."""
+        """Everything `viewer` may see now; the only shape in which table state leaves the server.
+
+        Views are shared between the screens of one viewer until the next change (the same dict:
+        callers must not modify it).
+        """
+        with self._lock:
+            revision = self.broadcaster.revision
+            if revision != self._views_revision:
+                self._views.clear()
+                self._views_revision = revision
+            key = str(viewer)
+            cached = self._views.get(key)
+            if cached is None:
+                cached = self._views[key] = self._build_view(viewer)
+            return cached
+
+    def _build_view(self, viewer: Viewer) -> dict[str, Any]:
         with self._lock:
             table = self.state.view()
             for seat in table["seats"]:

@@ -71,13 +71,30 @@ window.Companion = (function () {
     if (offline) offline.hidden = up;
   }
 
+  // The twin of companion/server/patch.py: [path, value] sets, [path] deletes, lists are whole.
+  function applyPatch(doc, ops) {
+    let result = structuredClone(doc);
+    for (const op of ops) {
+      const path = op[0];
+      if (path.length === 0) { result = op.length === 2 ? structuredClone(op[1]) : null; continue; }
+      let target = result;
+      for (const key of path.slice(0, -1)) target = target[key];
+      if (op.length === 2) target[path[path.length - 1]] = structuredClone(op[1]);
+      else delete target[path[path.length - 1]];
+    }
+    return result;
+  }
+
   // Follow the log: one EventSource per page; resync when the phone wakes or the network returns.
+  // The stream sends the whole view first, then patches against the previous message.
   function follow(role, onView, onRevoked) {
     let source = null;
-    let position = boot.view ? boot.view.position : -1;
+    let current = boot.view || null;
+    let position = current ? current.position : -1;
     let retry = null;
 
     function deliver(view) {
+      current = view;
       position = view.position;
       setLink(true);
       onView(view);
@@ -105,6 +122,7 @@ window.Companion = (function () {
       stop();
       source = new EventSource(`/api/stream?as=${role}`);
       source.addEventListener("view", (event) => deliver(JSON.parse(event.data)));
+      source.addEventListener("patch", (event) => deliver(applyPatch(current, JSON.parse(event.data))));
       source.addEventListener("revoked", () => { stop(); onRevoked && onRevoked(); });
       source.onopen = () => setLink(true);
       source.onerror = () => {
@@ -164,5 +182,5 @@ window.Companion = (function () {
 
   initChrome();
   return { boot, ui, lang, games, $, el, text, fill, errorText, reasonText, showError, post, send, follow,
-           setLink, byWho, renderTitle };
+           setLink, byWho, renderTitle, applyPatch };
 })();
