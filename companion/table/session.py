@@ -128,8 +128,10 @@ class Table:
             command = replace(command, at_us=self.clock.now_us())
         with self._lock:
             outcome = self._dispatch(actor, command)
-            if with_view and outcome.ok:
-                outcome = replace(outcome, view=self.view(actor))
+            if outcome.ok:
+                self._views.clear()  # built before this command; the publish below moves the revision
+                if with_view:
+                    outcome = replace(outcome, view=self.view(actor))
         if outcome.ok:
             self.broadcaster.publish(outcome.position)
         else:

@@ -38,7 +38,7 @@
     }
     box.append(row);
     if (last && last.total !== null && last.dice.length > 1) {
-      box.append(el("div", { class: "total" }, `${ui.total}: ${last.total}`));
+      box.append(el("div", { class: "total" }, C.fill(ui.total_value, { total: last.total })));
     }
     return box;
   }
@@ -92,14 +92,19 @@
     return wrap;
   }
 
+  function historySection(game, view, count) {
+    if (game.view.recent.length < 2) return null;
+    return el("section", { class: "earlier" }, el("h3", {}, ui.history), history(game, view, count));
+  }
+
   C.games["dice-tray"] = {
     table(container, game, view) {
-      container.replaceChildren(lastRoll(game, view, true), controls(game, "table", true),
-        el("h3", {}, ui.history), history(game, view, 8));
+      container.replaceChildren(...[lastRoll(game, view, true), controls(game, "table", true),
+        historySection(game, view, 8)].filter(Boolean));
     },
     seat(container, game, view) {
-      container.replaceChildren(lastRoll(game, view, false), controls(game, "me", true),
-        el("h3", {}, ui.history), history(game, view, 5));
+      container.replaceChildren(...[lastRoll(game, view, false), controls(game, "me", true),
+        historySection(game, view, 5)].filter(Boolean));
     },
     private() { return null; },
     host(container, game, view) {

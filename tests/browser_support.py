@@ -1,0 +1,402 @@
+"""Shared set-up for the browser tests: Debian's Chromium driven by Playwright, one context per device.
+
+A scene is what a real table has: the service (a subprocess), the table display (TV), four phones
+that joined through the URL in the table's QR code, and the host console. Every phone reaches the
+service through its own network link (a TCP relay used as the phone's HTTP proxy) that a test can
+unplug, because Chromium's offline emulation alone leaves open streams flowing. Every page records
+everything it receives (the boot view of each document, every server-sent event and every fetch or
+XHR response body), in the page and at the network level, so tests can check who saw what.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, CDPSession, Page, Playwright, sync_playwright
+from playwright.sync_api import Error as PlaywrightError
+
+from tests.service_process import ServiceProcess
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+PHONE_DEVICE = "Pixel 7"
+PLAYER_NAMES = ("Zoé", "Bruno", "Chloé", "Dmitri")
+ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
+
+# Runs before the page's own scripts in every document: wraps EventSource, fetch and XHR so that every
+# message and body the page receives is kept in window.__received and sent to the test at once (the
+# binding survives navigations, window.__received does not).
+RECORDER_JS = r"""
+(() => {
+  if (window.__received) return;
+  const received = [];
+  Object.defineProperty(window, "__received", { value: received });
+  const documentId = Math.random().toString(36).slice(2);
+  let streams = 0;
+  const absolute = (url) => new URL(String(url), location.href).href;
+  const record = (item) => {
+    item.page = location.pathname;
+    received.push(item);
+    try { window.__companionRecord(item); } catch (err) { /* no binding: the page keeps its own copy */ }
+  };
+
+  const NativeEventSource = window.EventSource;
+  class RecordingEventSource extends NativeEventSource {
+    constructor(url, config) {
+      super(url, config);
+      const where = absolute(url);
+      const stream = `${documentId}:${++streams}`;
+      const heard = new Set();
+      const native = NativeEventSource.prototype.addEventListener;
+      const listen = (type) => {
+        if (heard.has(type)) return;
+        heard.add(type);
+        native.call(this, type, (event) =>
+          record({ kind: "sse", stream, url: where, event: type, id: event.lastEventId, data: event.data }));
+      };
+      ["message", "view", "revoked"].forEach(listen);
+      this.addEventListener = (type, ...rest) => { listen(type); return native.call(this, type, ...rest); };
+    }
+  }
+  window.EventSource = RecordingEventSource;
+
+  const nativeFetch = window.fetch;
+  window.fetch = async function (input, init) {
+    const response = await nativeFetch.call(this, input, init);
+    const url = absolute(input instanceof Request ? input.url : input);
+    response.clone().text().then(
+      (body) => record({ kind: "fetch", url, status: response.status, data: body }), () => {});
+    return response;
+  };
+
+  const nativeOpen = XMLHttpRequest.prototype.open;
+  XMLHttpRequest.prototype.open = function (method, url, ...rest) {
+    const where = absolute(url);
+    this.addEventListener("load", () =>
+      record({ kind: "xhr", url: where, status: this.status, data: String(this.responseText) }));
+    return nativeOpen.call(this, method, url, ...rest);
+  };
+
+  document.addEventListener("DOMContentLoaded", () => {
+    const boot = document.getElementById("boot");
+    if (boot) record({ kind: "boot", url: location.href, data: boot.textContent });
+  });
+})();
+"""
+
+# What a page shows as the last roll: the roll number line and the dice (name and face of each).
+LAST_ROLL_JS = """() => {
+  const box = document.querySelector(".result");
+  if (!box) return null;
+  const meta = box.querySelector(".meta");
+  const dice = [...box.querySelectorAll(".die")];
+  return { meta: meta ? meta.textContent : "",
+           faces: dice.map((d) => d.querySelector(".face").textContent),
+           dice: dice.map((d) => d.getAttribute("aria-label")) };
+}"""
+
+SHOWS_ROLL_JS = """(n) => {
+  const meta = document.querySelector(".result .meta");
+  return !!meta && meta.textContent.startsWith("#" + n + " ");
+}"""
+
+
+class NetworkLink:
+    """A phone's own network: a TCP relay to the service, used as the phone's HTTP proxy.
+
+    A plain HTTP proxy gets requests in absolute form ("GET http://127.0.0.1:P/path"), which the
+    service accepts as they are, so the relay only copies bytes. `unplug()` drops every open
+    connection at once and refuses new ones, as a phone leaving the Wi-Fi; `plug()` undoes it.
+    """
+
+    def __init__(self, target_port: int) -> None:
+        self.target_port = target_port
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self._listener.getsockname()[1]
+        self._up = True
+        self._closed = False
+        self._sockets: set[socket.socket] = set()
+        self._lock = threading.Lock()
+        threading.Thread(target=self._accept, name=f"link-{self.port}", daemon=True).start()
+
+    @property
+    def proxy(self) -> dict[str, str]:
+        return {"server": f"http://127.0.0.1:{self.port}"}
+
+    def _accept(self) -> None:
+        while not self._closed:
+            try:
+                phone, _ = self._listener.accept()
+            except OSError:
+                return
+            if not self._up:
+                _drop(phone)
+                continue
+            try:
+                service = socket.create_connection(("127.0.0.1", self.target_port), timeout=2)
+                service.settimeout(None)
+            except OSError:
+                _drop(phone)  # the service is down: the phone sees the connection fail
+                continue
+            with self._lock:
+                self._sockets.update((phone, service))
+            for source, sink in ((phone, service), (service, phone)):
+                threading.Thread(target=self._pump, args=(source, sink), daemon=True).start()
+
+    def _pump(self, source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while chunk := source.recv(65536):
+                sink.sendall(chunk)
+        except OSError:
+            pass
+        finally:
+            for sock in (source, sink):
+                with self._lock:
+                    self._sockets.discard(sock)
+                _drop(sock)
+
+    def unplug(self) -> None:
+        self._up = False
+        with self._lock:
+            open_sockets, self._sockets = list(self._sockets), set()
+        for sock in open_sockets:
+            _drop(sock)
+
+    def plug(self) -> None:
+        self._up = True
+
+    def close(self) -> None:
+        self._closed = True
+        self.unplug()
+        self._listener.close()
+
+
+def _drop(sock: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
+    sock.close()
+
+
+@dataclass
+class Screen:
+    """One device at the table: its own browser context (cookies, storage), page and recordings."""
+
+    name: str
+    context: BrowserContext
+    page: Page
+    link: NetworkLink | None = None
+    received: list[dict[str, Any]] = field(default_factory=list)   # what the page's scripts got
+    network: list[dict[str, Any]] = field(default_factory=list)    # SSE messages seen by the network stack
+    errors: list[str] = field(default_factory=list)                # uncaught script errors
+    seat: int | None = None
+
+    def last_roll(self) -> dict[str, Any] | None:
+        return self.page.evaluate(LAST_ROLL_JS)
+
+    def link_state(self) -> str:
+        return self.page.evaluate("() => { const l = document.getElementById('link');"
+                                  " return l.classList.contains('down') ? 'down:' + l.textContent"
+                                  " : 'up:' + l.textContent; }")
+
+    def flush(self) -> None:
+        """A round trip through the page, so every recording it already sent has reached the test."""
+        self.page.evaluate("() => window.__received.length")
+
+    def go_offline(self) -> None:
+        assert self.link is not None
+        self.context.set_offline(True)   # navigator.onLine, the "offline" event, new requests fail
+        self.link.unplug()               # and the open connections die, as on a real phone
+
+    def go_online(self) -> None:
+        assert self.link is not None
+        self.link.plug()
+        self.context.set_offline(False)
+
+
+@dataclass
+class Scene:
+    service: ServiceProcess
+    table: Screen
+    phones: list[Screen]
+    host: Screen
+    qr_url: str
+    join_code: str
+
+    @property
+    def screens(self) -> list[Screen]:
+        return [self.table, *self.phones, self.host]
+
+    def view(self, role: str = "table") -> dict[str, Any]:
+        return self.service.get(f"/api/view?as={role}", host=role == "host")
+
+    def wait_for_view(self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 10.0) -> dict[str, Any]:
+        """The table's view once `predicate` holds, by long polls on the log position (no sleeps)."""
+        deadline = time.monotonic() + timeout
+        view = self.view()
+        while not predicate(view):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"the service never reached the expected state; last view: {view}")
+            view = self.service.get(f"/api/view?after={view['position']}&wait={min(left, 2.0):.2f}",
+                                    timeout=left + 5)
+        return view
+
+    def wait_until_settled(self) -> dict[str, Any]:
+        """Every phone has committed and revealed its entropy for the running game: no more traffic."""
+        seats = [p.seat for p in self.phones]
+
+        def settled(view: dict[str, Any]) -> bool:
+            game = view["game"]
+            return (game is not None and not game["ended"]
+                    and all(s in game["entropy"]["revealed"] for s in seats))
+        return self.wait_for_view(settled)
+
+
+def chromium_path() -> str:
+    if not (os.path.exists(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
+        pytest.fail(f"{CHROMIUM} is missing: run ./test, which installs Debian's chromium package")
+    return CHROMIUM
+
+
+@pytest.fixture(scope="session")
+def playwright_driver() -> Iterator[Playwright]:
+    driver = sync_playwright().start()
+    yield driver
+    driver.stop()
+
+
+@pytest.fixture(scope="session")
+def chromium(playwright_driver: Playwright) -> Iterator[Browser]:
+    launched = playwright_driver.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+    yield launched
+    launched.close()
+
+
+@pytest.fixture
+def artifacts() -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
+
+
+def decode_qr(png: Path) -> str:
+    """The text of the one QR code in a picture, read by zbar (Debian's zbar-tools)."""
+    zbarimg = shutil.which("zbarimg")
+    if zbarimg is None:
+        pytest.fail("zbarimg is missing: run ./test, which installs Debian's zbar-tools package")
+    done = subprocess.run([zbarimg, "--raw", "--quiet", str(png)], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, f"no QR code found in {png}: {done.stderr}"
+    lines = done.stdout.splitlines()
+    assert len(lines) == 1, f"expected one QR code in {png}, read {lines}"
+    return lines[0]
+
+
+class SceneBuilder:
+    """Opens the devices of a scene; closes all of them (and their network links) afterwards."""
+
+    def __init__(self, browser: Browser, playwright: Playwright, service: ServiceProcess, workdir: Path) -> None:
+        self.browser = browser
+        self.playwright = playwright
+        self.service = service
+        self.workdir = workdir
+        self.screens: list[Screen] = []
+        self.links: list[NetworkLink] = []
+        self._sessions: list[CDPSession] = []
+
+    def open(self, name: str, link: NetworkLink | None = None, **options: Any) -> Screen:
+        if link is not None:
+            options["proxy"] = link.proxy
+        context = self.browser.new_context(locale="en-US", **options)
+        context.set_default_timeout(10_000)
+        screen = Screen(name, context, context.new_page(), link)
+        screen.page.on("pageerror", lambda err: screen.errors.append(str(err)))
+        context.expose_binding("__companionRecord", lambda _source, item: screen.received.append(item))
+        context.add_init_script(RECORDER_JS)
+        self._record_network(screen)
+        self.screens.append(screen)
+        return screen
+
+    def _record_network(self, screen: Screen) -> None:
+        """Server-sent events as the network stack got them, whether or not a script listens for their type."""
+        session = screen.context.new_cdp_session(screen.page)
+        urls: dict[str, str] = {}
+        session.on("Network.requestWillBeSent", lambda e: urls.__setitem__(e["requestId"], e["request"]["url"]))
+        session.on("Network.eventSourceMessageReceived", lambda e: screen.network.append(
+            {"kind": "sse-network", "stream": e["requestId"], "url": urls.get(e["requestId"], "?"),
+             "event": e["eventName"],
+             "data": e["data"]}))
+        session.send("Network.enable")
+        self._sessions.append(session)
+
+    def phone(self, number: int) -> Screen:
+        device = dict(self.playwright.devices[PHONE_DEVICE])
+        device.pop("default_browser_type", None)
+        link = NetworkLink(self.service.port)
+        self.links.append(link)
+        return self.open(f"phone {number}", link=link, **device)
+
+    def build(self) -> Scene:
+        base = self.service.base
+        table = self.open("table", viewport={"width": 1280, "height": 720})
+        table.page.goto(f"{base}/table")
+        table.page.wait_for_function("() => document.getElementById('join-code').textContent.length === 6")
+        join_code = table.page.locator("#join-code").inner_text().strip()
+        qr_png = self.workdir / "table-qr.png"
+        table.page.locator("#join-box .qr-code svg").screenshot(path=str(qr_png))
+        qr_url = decode_qr(qr_png)
+
+        phones = []
+        for number, name in enumerate(PLAYER_NAMES, start=1):
+            phone = self.phone(number)
+            phone.page.goto(qr_url)            # as the phone's camera app would open it
+            phone.page.locator("#name-input").fill(name)
+            phone.page.locator("#join-button").click()
+            phone.page.wait_for_url(f"{base}/me")
+            phone.page.locator("#who").get_by_text(name).wait_for()
+            phone.seat = json.loads(phone.page.locator("#boot").text_content() or "{}")["view"]["you"]["seat"]
+            phones.append(phone)
+
+        host = self.open("host", viewport={"width": 1280, "height": 800})
+        host.page.goto(f"{base}/host#k={self.service.host_key}")
+        host.page.wait_for_url(f"{base}/host")
+        host.page.locator("#game-status strong").wait_for()
+        scene = Scene(self.service, table, phones, host, qr_url, join_code)
+        for screen in scene.screens:
+            screen.page.locator("#link:not(.down)", has_text="connected").wait_for()
+        return scene
+
+    def close(self) -> None:
+        for screen in self.screens:
+            with contextlib.suppress(PlaywrightError):  # a context of a broken browser: nothing to close
+                screen.context.close()
+        for link in self.links:
+            link.close()
+
+
+@pytest.fixture
+def companion_service(tmp_path: Path) -> Iterator[ServiceProcess]:
+    process = ServiceProcess(tmp_path / "data").start()
+    yield process
+    process.stop()
+
+
+@pytest.fixture
+def scene(chromium: Browser, playwright_driver: Playwright, companion_service: ServiceProcess,
+          tmp_path: Path) -> Iterator[Scene]:
+    builder = SceneBuilder(chromium, playwright_driver, companion_service, tmp_path)
+    try:
+        yield builder.build()
+    finally:
+        builder.close()
