@@ -115,11 +115,18 @@ def you_values(value: Any) -> list[Any]:
 
 
 def apply_patch(document: Any, ops: list[list[Any]]) -> Any:
-    """A stream's patch on the previous view: `[path, value]` sets, `[path]` deletes (written from
-    the protocol's description, independently of the product's own two implementations)."""
+    """A stream's patch on the previous view: `[path, value]` sets, `[path]` deletes,
+    `[path, index, count, items]` splices a list (written from the protocol's description,
+    independently of the product's own two implementations)."""
     result = copy.deepcopy(document)
     for op in ops:
         path = op[0]
+        if len(op) == 4:
+            target = result
+            for key in path:
+                target = target[key]
+            target[op[1]:op[1] + op[2]] = copy.deepcopy(op[3])
+            continue
         if not path:
             result = copy.deepcopy(op[1]) if len(op) == 2 else None
             continue

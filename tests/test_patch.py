@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.server.patch import apply, diff, equal
+from companion.server.patch import SharedEncoder, apply, diff, equal
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-5, 5) | st.text(max_size=3),
@@ -28,6 +30,46 @@ def test_a_patch_names_only_what_changed() -> None:
     assert diff(new, new) == []
 
 
+def test_a_sliding_window_of_rolls_costs_two_small_splices() -> None:
+    rolls = [{"number": n} for n in range(12, 0, -1)]
+    newer = [{"number": 13}, *rolls[:-1]]
+    ops = diff({"recent": rolls}, {"recent": newer})
+    assert ops == [[["recent"], 0, 0, [{"number": 13}]], [["recent"], 12, 1, []]]
+    assert apply({"recent": rolls}, ops) == {"recent": newer}
+    oldest_first = list(reversed(rolls))
+    shifted = [*oldest_first[1:], {"number": 13}]
+    assert apply(oldest_first, diff(oldest_first, shifted)) == shifted
+    assert len(diff(oldest_first, shifted)) == 2
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 3), max_size=8), st.lists(st.integers(0, 3), max_size=8))
+def test_list_changes_of_any_shape_patch_exactly(old, new) -> None:
+    assert apply({"l": old}, diff({"l": old}, {"l": new})) == {"l": new}
+    assert apply(old, diff(old, new)) == new
+
+
 def test_removed_keys_are_deleted_and_true_is_not_one() -> None:
     assert diff({"a": 1, "b": 2}, {"a": 1}) == [[["b"]]]
     assert diff({"a": 1}, {"a": True}) == [[["a"], True]]
+
+
+@settings(max_examples=300, deadline=None)
+@given(json_values, json_values)
+def test_the_shared_encoder_gives_the_same_patches_and_text(old, new) -> None:
+    encoder = SharedEncoder()
+    ops = encoder.diff(old, new)
+    assert equal(apply(old, ops), new)
+    assert json.loads(encoder.ops_text(ops)) == json.loads(json.dumps(ops))
+    assert equal(json.loads(encoder.text(new)), new)
+
+
+def test_shared_parts_are_diffed_and_encoded_once() -> None:
+    encoder = SharedEncoder()
+    shared_old, shared_new = {"recent": [1, 2]}, {"recent": [3, 1]}
+    first = encoder.diff({"you": 1, "game": shared_old}, {"you": 1, "game": shared_new})
+    second = encoder.diff({"you": 2, "game": shared_old}, {"you": 2, "game": shared_new})
+    assert first == second == [[["game", "recent"], 0, 0, [3]], [["game", "recent"], 2, 1, []]]
+    assert encoder.diff(shared_old, shared_new) is encoder.diff(shared_old, shared_new)
+    value = [{"a": 1}]
+    assert encoder.text(value) is encoder.text(value)

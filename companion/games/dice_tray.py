@@ -55,6 +55,9 @@ class TrayState:
     recent: tuple[Roll, ...] = ()
     catalogue_json: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
     """The catalogue as views show it, built once per game: it never changes during a game."""
+    recent_json: tuple[Mapping[str, Any], ...] = field(default=(), compare=False, repr=False)
+    picture: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    """What every viewer sees, built once per state (the same object for all of them)."""
 
 
 def normalize_options(options: Mapping[str, Any]) -> dict[str, Any]:
@@ -76,7 +79,7 @@ def normalize_options(options: Mapping[str, Any]) -> dict[str, Any]:
 
 def setup(options: Mapping[str, Any], seats: Sequence[SeatInfo], rng: RandomSource) -> TrayState:
     catalogue = Catalogue.from_json(options["catalogue"])
-    return TrayState(catalogue, tuple(seats), tuple(options["tray"]), catalogue_json=catalogue.to_json())
+    return _pictured(TrayState(catalogue, tuple(seats), tuple(options["tray"]), catalogue_json=catalogue.to_json()))
 
 
 def _requested_dice(state: TrayState, args: Mapping[str, Any]) -> tuple[list[str] | None, Rejection | None]:
@@ -138,7 +141,7 @@ def decide(state: TrayState, actor: Viewer, command: Command, rng: RandomSource)
 
 def evolve(state: TrayState, event: Event) -> TrayState:
     if event.type == "tray_set":
-        return replace(state, tray=tuple(event.data["dice"]))
+        return _pictured(replace(state, tray=tuple(event.data["dice"])))
     if event.type == "dice_rolled":
         roll = Roll(
             event.data["number"],
@@ -146,7 +149,9 @@ def evolve(state: TrayState, event: Event) -> TrayState:
             event.data["at_us"],
             tuple(RolledDie(d["die"], d["face"]) for d in event.data["dice"]),
         )
-        return replace(state, rolls_total=roll.number, recent=(*state.recent, roll)[-RECENT:])
+        shown = (_roll_json(state.catalogue, roll), *state.recent_json)[:RECENT]
+        return _pictured(replace(state, rolls_total=roll.number, recent=(*state.recent, roll)[-RECENT:],
+                                 recent_json=shown))
     raise ValueError(f"the dice tray has no event {event.type!r}")
 
 
@@ -171,15 +176,20 @@ def _roll_json(catalogue: Catalogue, roll: Roll) -> dict[str, Any]:
     }
 
 
-def view(state: TrayState, viewer: Viewer) -> dict[str, Any]:
-    """Everything in the tray is public: every viewer gets the same picture."""
-    return {
+def _pictured(state: TrayState) -> TrayState:
+    picture = {
         "game": "dice-tray",
         "catalogue": state.catalogue_json,
         "tray": list(state.tray),
         "rolls_total": state.rolls_total,
-        "recent": [_roll_json(state.catalogue, roll) for roll in reversed(state.recent)],
+        "recent": list(state.recent_json),
     }
+    return replace(state, picture=picture)
+
+
+def view(state: TrayState, viewer: Viewer) -> dict[str, Any]:
+    """Everything in the tray is public: every viewer gets the same picture (one shared object)."""
+    return state.picture
 
 
 def secrets(state: TrayState) -> list[Secret]:

@@ -10,6 +10,7 @@ from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import HTTPException
 
 from companion.server.identity import CookieSigner, OneTimeLinks, RateLimiter
+from companion.server.patch import SharedEncoder
 from companion.service import Service
 
 
@@ -35,6 +36,7 @@ def create_app(service: Service, base_url: str, test_config: Mapping[str, Any] |
     app.extensions["companion.rebind_links"] = OneTimeLinks()
     app.extensions["companion.join_limiter"] = RateLimiter(app.config["JOIN_BURST"], app.config["JOIN_PER_MINUTE"])
     app.extensions["companion.login_limiter"] = RateLimiter(5, 5.0)
+    app.extensions["companion.encoder"] = SharedEncoder()
     app.register_blueprint(api.bp)
     app.register_blueprint(pages.bp)
 

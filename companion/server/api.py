@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 from collections.abc import Iterator
 from typing import Any
 
-from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context
+from flask import Blueprint, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from companion import __version__
@@ -23,11 +22,10 @@ from companion.server.common import (
     seat_of_request,
     service,
     signer,
-    still_valid,
     viewer_for,
 )
 from companion.server.identity import COOKIE_MAX_AGE, HOST_COOKIE, SEAT_COOKIE
-from companion.server.patch import diff
+from companion.server.patch import SharedEncoder
 from companion.server.qr import qr_svg
 from companion.table.export import export_game
 
@@ -105,44 +103,45 @@ def stream() -> Response:
     viewer = viewer_for(request.args.get("as"))
     if isinstance(viewer, str):
         return error(viewer, _status_for(viewer))
-    svc = service()
+    table = service().table
     seat_cookie = request.cookies.get(SEAT_COOKIE)
-    host_ok = viewer.kind == "host"
+    check = signer()
     heartbeat = current_app.config["STREAM_HEARTBEAT_S"]
+    encoder: SharedEncoder = current_app.extensions["companion.encoder"]
 
-    def events() -> Iterator[str]:
-        table = svc.table
+    def still_seated() -> bool:
+        return viewer.kind != "seat" or check.seat_from_cookie(seat_cookie, table.seat_generation) == viewer.seat
+
+    def events() -> Iterator[bytes]:
+        # A plain generator of bytes (no request context needed): the shortest way to the socket.
         table.presence.enter(viewer)
         try:
-            yield "retry: 1000\n\n"
+            yield b"retry: 1000\n\n"
             last: dict[str, Any] | None = None
             while not table.broadcaster.closed:
-                if not still_valid(viewer, seat_cookie, host_ok):
-                    yield "event: revoked\ndata: {}\n\n"
+                if not still_seated():
+                    yield b"event: revoked\ndata: {}\n\n"
                     return
                 revision = table.broadcaster.revision
                 current = table.view(viewer)
                 if last is None:
-                    yield f"id: {current['position']}\nevent: view\ndata: {_compact(current)}\n\n"
+                    yield f"id: {current['position']}\nevent: view\ndata: {encoder.text(current)}\n\n".encode()
                 else:
-                    ops = [] if current is last else diff(last, current)
+                    ops = [] if current is last else encoder.diff(last, current)
                     if ops:
-                        yield f"id: {current['position']}\nevent: patch\ndata: {_compact(ops)}\n\n"
+                        message = f"id: {current['position']}\nevent: patch\ndata: {encoder.ops_text(ops)}\n\n"
+                        yield message.encode()
                     else:
-                        yield ": still here\n\n"
+                        yield b": still here\n\n"
                 last = current
                 table.broadcaster.wait_for_change(revision, heartbeat)
         finally:
             table.presence.leave(viewer)
 
-    response = Response(stream_with_context(events()), mimetype="text/event-stream")
+    response = Response(events(), mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-store"
     response.headers["X-Accel-Buffering"] = "no"
     return response
-
-
-def _compact(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 @bp.post("/commands")
@@ -164,7 +163,10 @@ def command() -> Response:
     if outcome.rejection is not None:
         code, params = outcome.rejection.code, dict(outcome.rejection.params)
         return error(code, _status_for(code), params)
-    return jsonify({"ok": True, "position": outcome.position, "view": outcome.view})
+    # The actor's view is usually the one its screens are streaming: its text is already made.
+    encoder: SharedEncoder = current_app.extensions["companion.encoder"]
+    body_text = f'{{"ok":true,"position":{outcome.position},"view":{encoder.text(outcome.view)}}}'
+    return Response(body_text, mimetype="application/json")
 
 
 @bp.post("/join")

@@ -71,16 +71,6 @@ def viewer_for(role: str | None) -> Viewer | str:
     return "bad_arguments"
 
 
-def still_valid(viewer: Viewer, seat_cookie: str | None, host_ok: bool) -> bool:
-    """Whether credentials checked when a stream opened still hold (a rebind voids a phone's)."""
-    if viewer.kind == "seat":
-        seat = signer().seat_from_cookie(seat_cookie, service().table.seat_generation)
-        return seat == viewer.seat
-    if viewer.kind == "host":
-        return host_ok
-    return True
-
-
 @cache
 def _local_names() -> frozenset[str]:
     name = socket.gethostname().lower()

@@ -129,7 +129,7 @@ class Table:
         with self._lock:
             outcome = self._dispatch(actor, command)
             if outcome.ok:
-                self._views.clear()  # built before this command; the publish below moves the revision
+                self._views = {}  # built before this command; the publish below moves the revision
                 if with_view:
                     outcome = replace(outcome, view=self.view(actor))
         if outcome.ok:
@@ -316,22 +316,40 @@ class Table:
         Views are shared between the screens of one viewer until the next change (the same dict:
         callers must not modify it).
         """
+        key = str(viewer)
+        # A hit needs no lock: many screens ask at once right after a change, and the command that
+        # made the change should not queue behind them.
+        views = self._views
+        if self._views_revision == self.broadcaster.revision:
+            cached = views.get(key)
+            if cached is not None:
+                return cached
         with self._lock:
             revision = self.broadcaster.revision
             if revision != self._views_revision:
-                self._views.clear()
+                self._views = {}
                 self._views_revision = revision
-            key = str(viewer)
             cached = self._views.get(key)
             if cached is None:
                 cached = self._views[key] = self._build_view(viewer)
             return cached
 
+    def _shared(self, name: str, build: Any) -> Any:
+        """A part every viewer's view shares (the same object), built once per change."""
+        part = self._views.get(name)
+        if part is None:
+            part = self._views[name] = build()
+        return part
+
+    def _table_part(self) -> dict[str, Any]:
+        table = self.state.view()
+        for seat in table["seats"]:
+            seat["connected"] = self.presence.connected(Viewer("seat", seat["number"]))
+        return table
+
     def _build_view(self, viewer: Viewer) -> dict[str, Any]:
         with self._lock:
-            table = self.state.view()
-            for seat in table["seats"]:
-                seat["connected"] = self.presence.connected(Viewer("seat", seat["number"]))
+            table = self._shared("#table", self._table_part)
             view: dict[str, Any] = {"position": self.position, "table": table, "game": self._game_view(viewer)}
             if viewer.kind == "seat" and viewer.seat is not None:
                 view["you"] = {"seat": viewer.seat, "name": self.state.names.get(viewer.seat, "")}
@@ -344,11 +362,11 @@ class Table:
         game: dict[str, Any] = {
             "id": run.game_id,
             "game": run.definition.id,
-            "title": dict(run.definition.title),
+            "title": run.definition.title,
             "ended": run.ended,
             "seq": run.seq,
             "view": run.view(viewer),
-            "entropy": contributions.public_view(run.entropy, self._seated(run)),
+            "entropy": self._shared("#entropy", lambda: contributions.public_view(run.entropy, self._seated(run))),
         }
         if viewer.kind in ("host", "seat"):
             refusal = run.undo_refusal(viewer, self.settings.undo_policy)

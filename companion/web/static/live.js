@@ -71,11 +71,18 @@ window.Companion = (function () {
     if (offline) offline.hidden = up;
   }
 
-  // The twin of companion/server/patch.py: [path, value] sets, [path] deletes, lists are whole.
+  // The twin of companion/server/patch.py: [path, value] sets, [path] deletes,
+  // [path, index, count, items] splices a list.
   function applyPatch(doc, ops) {
     let result = structuredClone(doc);
     for (const op of ops) {
       const path = op[0];
+      if (op.length === 4) {
+        let list = result;
+        for (const key of path) list = list[key];
+        list.splice(op[1], op[2], ...structuredClone(op[3]));
+        continue;
+      }
       if (path.length === 0) { result = op.length === 2 ? structuredClone(op[1]) : null; continue; }
       let target = result;
       for (const key of path.slice(0, -1)) target = target[key];

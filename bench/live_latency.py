@@ -1,0 +1,649 @@
+"""Live-sync latency and memory of the real service: commands in, server-sent events out.
+
+Starts `companion serve` as a subprocess on loopback, seats 13 phones (each joining from its own
+loopback address 127.0.0.x, like phones on the Wi-Fi, so the per-address join limit is not hit),
+opens N event streams (13 phones with `as=me` and their seat cookie, the rest table displays), then
+fires `roll` commands 20 ms apart. A command's latency is the time from sending its POST to the
+moment EVERY stream has received a message whose id (the log position) is at least the position the
+POST answered. Prints p50/p99/max for 15 and 100 clients, and the server's RSS (VmRSS) idle, with
+the clients connected, and along the commands, next to boardgame.io's figures.
+
+A benchmark, not a test: it prints figures and asserts nothing. Standard library only; loopback
+only; every loop is bounded in count and time.
+
+Usage: .venv/bin/python bench/live_latency.py [--commands 1000] [--commands-large 500]
+       [--interval-ms 20] [--only 15|100] [--phones 0..13] [--py-spy PREFIX] [--source DIR]
+`--source DIR` runs the companion package found in DIR instead of this tree (e.g. an older commit
+extracted with `git archive REV | tar -x -C DIR`), to compare versions. `--phones` changes how many
+of the clients are seated phones (each has its own view; displays share one). `--py-spy PREFIX`
+samples the server with py-spy, if installed in the venv, while the commands are fired, into
+PREFIX-<clients>.txt (collapsed stacks, one per line with its count).
+
+The sender is one keep-alive connection: when the server answers slower than the interval, the next
+POST goes out at once (counted as "sent late"), so an overloaded server shows as late POSTs and a
+longer run, not as an ever-growing queue.
+"""
+
+from __future__ import annotations
+
+import argparse
+import bisect
+import http.client
+import json
+import math
+import os
+import selectors
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+SEATS = 13
+REFERENCE = ("boardgame.io 0.50.2 (Node, socket.io), 13 players + 2 spectators, moves 20 ms apart: "
+             "p50 3.1 ms, p99 6.4 ms; RSS 65 MB idle, 97 MB after 1000 moves")
+START_TIMEOUT_S = 30.0
+CONNECT_TIMEOUT_S = 15.0
+QUIET_S = 0.3
+DRAIN_TIMEOUT_S = 10.0
+MAX_FIRE_S = 45.0
+"""A run stops firing after this long, whatever the command count (an overloaded server)."""
+
+
+# -- the service -------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class Service:
+    """`companion serve` on 127.0.0.1 with a temporary data folder and config file."""
+
+    def __init__(self, workdir: Path, threads: int, source: Path = ROOT) -> None:
+        self.source = source
+        self.port = free_port()
+        self.data = workdir / "data"
+        self.config = workdir / "companion.toml"
+        self.config.write_text(f"[server]\nthreads = {threads}\n")
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log = workdir / "service.log"
+
+    def start(self) -> Service:
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        if self.source != ROOT:
+            env["PYTHONPATH"] = str(self.source)  # ahead of the venv's editable install
+        with self.log.open("wb") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "companion", "serve", "--host", "127.0.0.1", "--port", str(self.port),
+                 "--data", str(self.data), "--config", str(self.config), "--quiet"],
+                stdout=log, stderr=subprocess.STDOUT, cwd=self.source, env=env,
+            )
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"service exited with {self.proc.returncode}: {self.log.read_text()[-2000:]}")
+            try:
+                request(self.port, "GET", "/api/status", timeout=1)
+                return self
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("service did not answer in time")
+
+    @property
+    def pid(self) -> int:
+        assert self.proc is not None
+        return self.proc.pid
+
+    @property
+    def host_key(self) -> str:
+        return (self.data / "host.key").read_text().strip()
+
+    def proc_status(self) -> dict[str, str]:
+        fields = {}
+        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
+            key, _, value = line.partition(":")
+            fields[key] = value.strip()
+        return fields
+
+    def rss_mb(self) -> float:
+        return int(self.proc_status()["VmRSS"].split()[0]) / 1024
+
+    def threads(self) -> int:
+        return int(self.proc_status()["Threads"])
+
+    def cpu_s(self) -> float:
+        """User + system CPU time of the server so far."""
+        user, system = self.cpu_split_s()
+        return user + system
+
+    def cpu_split_s(self) -> tuple[float, float]:
+        """(user, system) CPU time of the server so far."""
+        stat = Path(f"/proc/{self.pid}/stat").read_text()
+        parts = stat[stat.rindex(")") + 2:].split()
+        tick = os.sysconf("SC_CLK_TCK")
+        return int(parts[11]) / tick, int(parts[12]) / tick
+
+    def context_switches(self) -> int:
+        """Voluntary + involuntary context switches of every server thread alive now."""
+        total = 0
+        for task in Path(f"/proc/{self.pid}/task").iterdir():
+            try:
+                text = (task / "status").read_text()
+            except OSError:
+                continue
+            for line in text.splitlines():
+                if "ctxt_switches:" in line:
+                    total += int(line.split(":")[1])
+        return total
+
+    def stop(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        self.proc.send_signal(signal.SIGINT)
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(10)
+
+
+def request(port: int, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None,
+            source: str | None = None, timeout: float = 10) -> tuple[int, Any, http.client.HTTPResponse]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout,
+                                      source_address=(source, 0) if source else None)
+    try:
+        data = None if body is None else json.dumps(body).encode()
+        all_headers = {"Content-Type": "application/json"} if data is not None else {}
+        all_headers.update(headers or {})
+        conn.request(method, path, body=data, headers=all_headers)
+        response = conn.getresponse()
+        payload = response.read()
+        return response.status, json.loads(payload) if payload else None, response
+    finally:
+        conn.close()
+
+
+def host_command(service: Service, name: str, args: dict[str, Any] | None = None) -> None:
+    status, answer, _ = request(service.port, "POST", "/api/commands", {"as": "host", "name": name, "args": args or {}},
+                                headers={"Authorization": f"Bearer {service.host_key}"})
+    if status != 200 or not answer.get("ok"):
+        raise RuntimeError(f"host command {name} refused: {status} {answer}")
+
+
+def seat_phones(service: Service, phones: int) -> dict[int, str]:
+    """13 seats, a fresh dice tray, and each phone's seat cookie (joined from 127.0.0.<10+n>)."""
+    host_command(service, "end_game")
+    host_command(service, "set_seat_count", {"count": SEATS})
+    host_command(service, "start_game", {"game": "dice-tray"})
+    _, view, _ = request(service.port, "GET", "/api/view?as=table")
+    code = view["table"]["join_code"]
+    cookies = {}
+    for seat in range(1, phones + 1):
+        status, answer, response = request(service.port, "POST", "/api/join",
+                                           {"code": code, "seat": seat, "name": f"P{seat}"},
+                                           source=phone_address(seat))
+        if status != 200 or not answer.get("ok"):
+            raise RuntimeError(f"seat {seat} could not join: {status} {answer}")
+        for header, value in response.getheaders():
+            if header.lower() == "set-cookie" and value.startswith("seat="):
+                cookies[seat] = value.split(";", 1)[0]
+    return cookies
+
+
+def phone_address(seat: int) -> str:
+    return f"127.0.0.{10 + seat}"
+
+
+def display_address(index: int) -> str:
+    return f"127.0.1.{1 + index}"
+
+
+# -- the event streams -------------------------------------------------------------------------
+
+
+@dataclass
+class Stream:
+    """One SSE client: an HTTP/1.1 response read incrementally (chunked), events split on blank lines."""
+
+    name: str
+    sock: socket.socket
+    raw: bytearray = field(default_factory=bytearray)
+    body: bytearray = field(default_factory=bytearray)
+    status: int = 0
+    headers_done: bool = False
+    chunked: bool = False
+    chunk_state: str = "size"
+    chunk_left: int = 0
+    ended: bool = False
+    revoked: bool = False
+    ids: list[int] = field(default_factory=list)
+    times: list[float] = field(default_factory=list)
+    first_data: bytes = b""
+    data_bytes: int = 0
+    messages: int = 0
+
+    def feed(self, data: bytes, now: float) -> None:
+        if not data:
+            self.ended = True
+            return
+        self.raw += data
+        if not self.headers_done:
+            end = self.raw.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            head = bytes(self.raw[:end]).decode("latin-1").lower()
+            del self.raw[:end + 4]
+            self.status = int(head.split(None, 2)[1])
+            self.chunked = "transfer-encoding: chunked" in head
+            self.headers_done = True
+        if self.chunked:
+            self._dechunk()
+        else:
+            self.body += self.raw
+            self.raw.clear()
+        self._events(now)
+
+    def _dechunk(self) -> None:
+        raw = self.raw
+        while raw and not self.ended:
+            if self.chunk_state == "size":
+                line_end = raw.find(b"\r\n")
+                if line_end < 0:
+                    return
+                size = int(bytes(raw[:line_end]).split(b";")[0], 16)
+                del raw[:line_end + 2]
+                if size == 0:
+                    self.ended = True
+                    return
+                self.chunk_left, self.chunk_state = size, "data"
+            elif self.chunk_state == "data":
+                take = min(self.chunk_left, len(raw))
+                self.body += raw[:take]
+                del raw[:take]
+                self.chunk_left -= take
+                if self.chunk_left == 0:
+                    self.chunk_state, self.chunk_left = "crlf", 2
+            else:
+                take = min(self.chunk_left, len(raw))
+                del raw[:take]
+                self.chunk_left -= take
+                if self.chunk_left == 0:
+                    self.chunk_state = "size"
+
+    def _events(self, now: float) -> None:
+        while True:
+            end = self.body.find(b"\n\n")
+            if end < 0:
+                return
+            block = bytes(self.body[:end])
+            del self.body[:end + 2]
+            event_id = None
+            data = b""
+            event = b"message"
+            for line in block.split(b"\n"):
+                if line.startswith(b"id:"):
+                    event_id = int(line[3:].strip())
+                elif line.startswith(b"data:"):
+                    data = line[5:].lstrip(b" ")
+                elif line.startswith(b"event:"):
+                    event = line[6:].strip()
+            if event == b"revoked":
+                self.revoked = True
+            if event_id is not None and data:
+                self.messages += 1
+                self.data_bytes += len(data)
+                if not self.first_data:
+                    self.first_data = data
+                if not self.ids or event_id > self.ids[-1]:
+                    self.ids.append(event_id)
+                    self.times.append(now)
+
+    def first_at_or_after(self, position: int) -> float | None:
+        index = bisect.bisect_left(self.ids, position)
+        return self.times[index] if index < len(self.ids) else None
+
+    @property
+    def last_id(self) -> int:
+        return self.ids[-1] if self.ids else -1
+
+
+class Reader:
+    """One thread reads every stream with epoll and stamps each message with its arrival time."""
+
+    def __init__(self) -> None:
+        self.selector = selectors.DefaultSelector()
+        self.streams: list[Stream] = []
+        self.stop = threading.Event()
+        self.lock = threading.Lock()
+        self.last_message = time.perf_counter()
+        self.thread = threading.Thread(target=self._run, name="sse-reader", daemon=True)
+
+    def open(self, port: int, name: str, query: str, source: str, cookie: str | None = None) -> Stream:
+        sock = socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(source, 0))
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        lines = [f"GET /api/stream?{query} HTTP/1.1", f"Host: 127.0.0.1:{port}", "Accept: text/event-stream",
+                 "Cache-Control: no-cache"]
+        if cookie:
+            lines.append(f"Cookie: {cookie}")
+        sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+        sock.setblocking(False)
+        stream = Stream(name, sock)
+        self.streams.append(stream)
+        self.selector.register(sock, selectors.EVENT_READ, stream)
+        return stream
+
+    def start(self) -> None:
+        """Read from here on; open every stream first (the selector is not shared across threads)."""
+        self.thread.start()
+
+    def _run(self) -> None:
+        while not self.stop.is_set():
+            ready = self.selector.select(timeout=0.05)
+            with self.lock:
+                for key, _ in ready:
+                    stream: Stream = key.data
+                    try:
+                        data = stream.sock.recv(1 << 18)
+                    except BlockingIOError:
+                        continue
+                    except OSError:
+                        data = b""
+                    now = time.perf_counter()
+                    before = stream.messages
+                    stream.feed(data, now)
+                    if stream.messages != before:
+                        self.last_message = now
+                    if stream.ended:
+                        self.selector.unregister(stream.sock)
+
+    def all_at(self, position: int) -> bool:
+        return all(s.last_id >= position for s in self.streams)
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join(5)
+        for stream in self.streams:
+            stream.sock.close()
+        self.selector.close()
+
+
+def settle(reader: Reader, position: int, timeout: float) -> bool:
+    """Wait (bounded) until every stream has seen `position` and nothing arrived for QUIET_S."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if reader.all_at(position) and time.perf_counter() - reader.last_message > QUIET_S:
+            return True
+        time.sleep(0.02)
+    return False
+
+
+# -- one scenario ------------------------------------------------------------------------------
+
+
+@dataclass
+class Result:
+    clients: int
+    commands: int
+    phones: int = SEATS
+    fired: int = 0
+    late_sends: int = 0
+    """POSTs sent more than half an interval behind schedule (the server answered too slowly)."""
+    latencies_ms: list[float] = field(default_factory=list)
+    """Per command: POST sent -> the slowest stream has it."""
+    client_median_ms: list[float] = field(default_factory=list)
+    """Per command: POST sent -> the median stream has it."""
+    post_ms: list[float] = field(default_factory=list)
+    undelivered: int = 0
+    rss: list[tuple[str, float]] = field(default_factory=list)
+    cpu_per_command_ms: float = 0.0
+    system_share: float = 0.0
+    """Part of the server's CPU time spent in the kernel (syscalls, futex wake-ups, context switches)."""
+    switches_per_command: float = 0.0
+    message_bytes: list[tuple[str, int]] = field(default_factory=list)
+    threads: int = 0
+    fire_s: float = 0.0
+    other_cpu: float = 0.0
+    """CPUs' worth of time that other processes (not the server, not this script) used while firing."""
+    client_cpu: float = 0.0
+    """CPUs' worth of time this script (the clients) used while firing."""
+
+
+def run_scenario(clients: int, commands: int, interval_s: float, py_spy: str | None, source: Path,
+                 phones: int = SEATS) -> Result:
+    result = Result(clients, commands, phones)
+    phones = min(result.phones, clients)
+    displays = clients - phones
+    with tempfile.TemporaryDirectory(prefix="live-latency-") as tmp:
+        service = Service(Path(tmp), threads=clients + 16, source=source).start()
+        reader = Reader()
+        spy: subprocess.Popen[bytes] | None = None
+        try:
+            time.sleep(0.5)
+            result.rss.append(("idle after start", service.rss_mb()))
+            cookies = seat_phones(service, phones)
+            for seat in range(1, phones + 1):
+                reader.open(service.port, f"phone{seat}", "as=me", phone_address(seat), cookies[seat])
+            for index in range(displays):
+                reader.open(service.port, f"display{index + 1}", "as=table", display_address(index))
+            reader.start()
+            _, status, _ = request(service.port, "GET", "/api/status")
+            if not settle(reader, status["position"], CONNECT_TIMEOUT_S):
+                print(f"  warning: not every stream got the view within {CONNECT_TIMEOUT_S:.0f} s", flush=True)
+            bad = [s.name for s in reader.streams if s.status != 200 or s.revoked]
+            if bad:
+                raise RuntimeError(f"streams refused: {bad[:5]}")
+            check_first_views(reader)
+            result.threads = service.threads()
+            result.rss.append((f"{clients} clients connected", service.rss_mb()))
+            if py_spy:
+                spy = start_py_spy(py_spy, clients, service.pid)
+            sent = fire(service, reader, commands, interval_s, result)
+            if spy is not None:
+                stop_py_spy(spy)
+                spy = None
+            last_position = sent[-1][1] if sent else 0
+            settle(reader, last_position, DRAIN_TIMEOUT_S)
+            result.rss.append((f"after {result.fired} commands", service.rss_mb()))
+            measure(reader, sent, result)
+            for stream in (reader.streams[0], reader.streams[-1]):
+                result.message_bytes.append((stream.name, stream.data_bytes // max(stream.messages, 1)))
+        finally:
+            if spy is not None:
+                stop_py_spy(spy)
+            reader.close()
+            service.stop()
+    return result
+
+
+def check_first_views(reader: Reader) -> None:
+    """Each stream's first view parses, carries its id as position, and a phone sees its own seat."""
+    for stream in reader.streams:
+        view = json.loads(stream.first_data)
+        if view["position"] != stream.ids[0]:
+            raise RuntimeError(f"{stream.name}: view position {view['position']} under id {stream.ids[0]}")
+        if stream.name.startswith("phone") and view.get("you", {}).get("seat") != int(stream.name[5:]):
+            raise RuntimeError(f"{stream.name}: not seated in its view: {view.get('you')}")
+
+
+def machine_busy_s() -> float:
+    """CPU time all processes used so far (from /proc/stat), in seconds."""
+    values = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = values[3] + values[4]  # idle + iowait
+    return (sum(values[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def own_cpu_s() -> float:
+    times = os.times()
+    return times.user + times.system
+
+
+def fire(service: Service, reader: Reader, commands: int, interval_s: float,
+         result: Result) -> list[tuple[float, int]]:
+    """POST `roll` as the table on a schedule of one every `interval_s`; (send time, position) each."""
+    conn = http.client.HTTPConnection("127.0.0.1", service.port, timeout=10)
+    body = json.dumps({"as": "table", "name": "roll"}).encode()
+    headers = {"Content-Type": "application/json"}
+    sent: list[tuple[float, int]] = []
+    cpu_before = service.cpu_s()
+    system_before = service.cpu_split_s()[1]
+    switches_before = service.context_switches()
+    machine_before, own_before = machine_busy_s(), own_cpu_s()
+    start = time.perf_counter()
+    try:
+        for i in range(commands):
+            due = start + i * interval_s
+            now = time.perf_counter()
+            if now - start > MAX_FIRE_S:
+                print(f"  stopped firing after {MAX_FIRE_S:.0f} s ({i} commands)", flush=True)
+                break
+            if due > now:
+                time.sleep(due - now)
+            elif now - due > interval_s / 2:
+                result.late_sends += 1
+            t0 = time.perf_counter()
+            conn.request("POST", "/api/commands", body=body, headers=headers)
+            response = conn.getresponse()
+            answer = json.loads(response.read())
+            t1 = time.perf_counter()
+            if response.status != 200 or not answer.get("ok"):
+                raise RuntimeError(f"roll refused: {response.status} {answer}")
+            sent.append((t0, int(answer["position"])))
+            result.post_ms.append((t1 - t0) * 1000)
+            if len(sent) == 500 and commands > 500:
+                result.rss.append(("after 500 commands", service.rss_mb()))
+    finally:
+        conn.close()
+    result.fire_s = time.perf_counter() - start
+    result.fired = len(sent)
+    server_s = service.cpu_s() - cpu_before
+    result.system_share = (service.cpu_split_s()[1] - system_before) / max(server_s, 1e-9)
+    result.switches_per_command = (service.context_switches() - switches_before) / max(len(sent), 1)
+    result.cpu_per_command_ms = server_s / max(len(sent), 1) * 1000
+    own_s = own_cpu_s() - own_before
+    others = machine_busy_s() - machine_before - own_s - server_s
+    result.client_cpu = own_s / max(result.fire_s, 1e-9)
+    result.other_cpu = max(others, 0.0) / max(result.fire_s, 1e-9)
+    return sent
+
+
+def measure(reader: Reader, sent: list[tuple[float, int]], result: Result) -> None:
+    with reader.lock:
+        for t0, position in sent:
+            arrivals = [s.first_at_or_after(position) for s in reader.streams]
+            got = [a for a in arrivals if a is not None]
+            if len(got) < len(arrivals):
+                result.undelivered += 1
+                continue
+            result.latencies_ms.append((max(got) - t0) * 1000)
+            result.client_median_ms.append((statistics.median(got) - t0) * 1000)
+
+
+def start_py_spy(prefix: str, clients: int, pid: int) -> subprocess.Popen[bytes] | None:
+    exe = Path(sys.executable).with_name("py-spy")
+    found = str(exe) if exe.exists() else shutil.which("py-spy")
+    if not found:
+        print("  py-spy not found; not profiling", flush=True)
+        return None
+    out = f"{prefix}-{clients}.txt"
+    return subprocess.Popen([found, "record", "--pid", str(pid), "--threads", "--rate", "250",
+                             "--format", "raw", "--output", out, "--nonblocking"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def stop_py_spy(spy: subprocess.Popen[bytes]) -> None:
+    spy.send_signal(signal.SIGINT)
+    try:
+        spy.wait(20)
+    except subprocess.TimeoutExpired:
+        spy.kill()
+        spy.wait(5)
+
+
+# -- report ------------------------------------------------------------------------------------
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)  # nearest rank
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(q / 100 * len(ordered)) - 1))]
+
+
+def report(results: list[Result], interval_s: float) -> None:
+    print()
+    print(f"Live-sync latency, roll commands {interval_s * 1000:.0f} ms apart "
+          "(POST sent -> every stream has a message with id >= the POST's position)")
+    print(f"{'case':<38}{'cmds':>6}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}"
+          f"{'median client p50':>19}{'POST p50':>10}{'CPU ms/cmd':>12}")
+    for r in results:
+        lat = r.latencies_ms
+        print(f"{f'{r.clients} clients ({r.phones} phones + {r.clients - r.phones} displays)':<38}{len(lat):>6}"
+              f"{percentile(lat, 50):>9.1f}{percentile(lat, 99):>9.1f}{max(lat, default=float('nan')):>9.1f}"
+              f"{percentile(r.client_median_ms, 50):>19.1f}{percentile(r.post_ms, 50):>10.1f}"
+              f"{r.cpu_per_command_ms:>12.1f}")
+    print(f"{'reference: boardgame.io, 15 clients':<38}{'':>6}{3.1:>9.1f}{6.4:>9.1f}{'':>9}")
+    for r in results:
+        notes = []
+        if r.undelivered:
+            notes.append(f"{r.undelivered} commands never reached every stream")
+        if r.late_sends:
+            notes.append(f"{r.late_sends} POSTs sent late (server slower than the interval)")
+        notes.append(f"fired {r.fired}/{r.commands} in {r.fire_s:.1f} s")
+        notes.append("average message " + ", ".join(f"{size} B ({name})" for name, size in r.message_bytes))
+        notes.append(f"{r.threads} server threads")
+        notes.append(f"server CPU {r.system_share:.0%} in the kernel, "
+                     f"{r.switches_per_command:.0f} thread context switches per command")
+        notes.append(f"clients used {r.client_cpu:.2f} CPU")
+        if r.other_cpu > 0.1:
+            notes.append(f"WARNING: other processes used {r.other_cpu:.1f} CPUs meanwhile; figures are disturbed")
+        print(f"  {r.clients} clients: " + "; ".join(notes))
+    print()
+    print("Server memory (VmRSS)")
+    for r in results:
+        print(f"  {r.clients} clients: " + ", ".join(f"{label} {mb:.1f} MB" for label, mb in r.rss))
+    print("  reference: boardgame.io 65 MB idle, 97 MB after 1000 moves")
+    print()
+    print(f"Reference: {REFERENCE}")
+    print("CPU ms/cmd: server CPU (user+system) per command while firing; 'median client p50': the typical "
+          "stream rather than the slowest one; POST p50: the command's own round trip.")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--commands", type=int, default=1000, help="commands for the 15-client run (memory curve)")
+    parser.add_argument("--commands-large", type=int, default=500, help="commands for the 100-client run")
+    parser.add_argument("--interval-ms", type=float, default=20.0)
+    parser.add_argument("--only", type=int, choices=(15, 100), help="run one case only")
+    parser.add_argument("--py-spy", metavar="PREFIX", help="sample the server with py-spy while firing")
+    parser.add_argument("--phones", type=int, default=SEATS, choices=range(SEATS + 1), metavar="0..13",
+                        help="seated phones among the clients (default 13; the rest are table displays)")
+    parser.add_argument("--source", type=Path, default=ROOT, metavar="DIR",
+                        help="run the companion package found in DIR (e.g. an extracted older commit)")
+    args = parser.parse_args()
+    interval = max(args.interval_ms, 1.0) / 1000
+    cases = [(15, min(args.commands, 5000)), (100, min(args.commands_large, 5000))]
+    results = []
+    source = args.source.resolve()
+    print(f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs; server threads = clients + 16; "
+          f"companion from {source}", flush=True)
+    for clients, commands in cases:
+        if args.only and clients != args.only:
+            continue
+        print(f"running {clients} clients, {commands} commands ...", flush=True)
+        results.append(run_scenario(clients, commands, interval, args.py_spy, source, args.phones))
+    report(results, interval)
+
+
+if __name__ == "__main__":
+    main()
