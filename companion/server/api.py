@@ -124,15 +124,7 @@ def stream() -> Response:
                     return
                 revision = table.broadcaster.revision
                 current = table.view(viewer)
-                if last is None:
-                    yield f"id: {current['position']}\nevent: view\ndata: {encoder.text(current)}\n\n".encode()
-                else:
-                    ops = [] if current is last else encoder.diff(last, current)
-                    if ops:
-                        message = f"id: {current['position']}\nevent: patch\ndata: {encoder.ops_text(ops)}\n\n"
-                        yield message.encode()
-                    else:
-                        yield b": still here\n\n"
+                yield encoder.message(last, current) or b": still here\n\n"
                 last = current
                 table.broadcaster.wait_for_change(revision, heartbeat)
         finally:

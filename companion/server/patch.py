@@ -73,6 +73,7 @@ class SharedEncoder:
         self._size = size
         self._diffs: dict[tuple[int, int], tuple[Any, Any, list[Op]]] = {}
         self._texts: dict[int, tuple[Any, str]] = {}
+        self._messages: dict[tuple[int, int], tuple[Any, Any, bytes | None]] = {}
 
     def diff(self, old: Any, new: Any) -> list[Op]:
         if isinstance(old, dict) and isinstance(new, dict):
@@ -114,6 +115,26 @@ class SharedEncoder:
             self._texts.clear()
         self._texts[id(value)] = (value, text)
         return text
+
+    def message(self, last: dict[str, Any] | None, current: dict[str, Any]) -> bytes | None:
+        """The server-sent event taking a screen from `last` to `current` (None: nothing changed).
+
+        Screens of one viewer share both views, so the finished bytes are shared too.
+        """
+        key = (id(last), id(current))
+        hit = self._messages.get(key)
+        if hit is not None and hit[0] is last and hit[1] is current:
+            return hit[2]
+        if last is None:
+            message: bytes | None = f"id: {current['position']}\nevent: view\ndata: {self.text(current)}\n\n".encode()
+        else:
+            ops = [] if current is last else self.diff(last, current)
+            text = f"id: {current['position']}\nevent: patch\ndata: {self.ops_text(ops)}\n\n"
+            message = text.encode() if ops else None
+        if len(self._messages) >= self._size:
+            self._messages.clear()
+        self._messages[key] = (last, current, message)
+        return message
 
     def ops_text(self, ops: list[Op]) -> str:
         return "[" + ",".join(f"[{self.text(op[0])}{''.join(',' + self.text(x) for x in op[1:])}]" for op in ops) + "]"
