@@ -44,7 +44,11 @@
   // Hold to peek: shown only while pressed, hidden on release, on leaving, and when the page hides.
   function peek(on) { if (peeking !== on) { peeking = on; renderPrivate(); } }
   const button = $("peek");
-  button.addEventListener("pointerdown", (e) => { e.preventDefault(); button.setPointerCapture(e.pointerId); peek(true); });
+  button.addEventListener("pointerdown", (e) => {
+    e.preventDefault();
+    peek(true);
+    try { button.setPointerCapture(e.pointerId); } catch (err) { /* release still hides it */ }
+  });
   for (const type of ["pointerup", "pointercancel", "lostpointercapture", "blur"]) button.addEventListener(type, () => peek(false));
   button.addEventListener("keydown", (e) => { if (e.key === " " || e.key === "Enter") { e.preventDefault(); peek(true); } });
   button.addEventListener("keyup", () => peek(false));
