@@ -14,7 +14,6 @@ no page got another seat's data and that no page had a script error.
 
 from __future__ import annotations
 
-import copy
 import json
 import time
 from collections.abc import Iterator
@@ -24,6 +23,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Error as PlaywrightError
 
+from companion.server.patch import apply as apply_patch
 from tests.browser_support import PLAYER_NAMES, SHOWS_ROLL_JS, Scene, Screen
 
 pytestmark = pytest.mark.browser
@@ -112,32 +112,6 @@ def you_values(value: Any) -> list[Any]:
         for inner in value:
             found.extend(you_values(inner))
     return found
-
-
-def apply_patch(document: Any, ops: list[list[Any]]) -> Any:
-    """A stream's patch on the previous view: `[path, value]` sets, `[path]` deletes,
-    `[path, index, count, items]` splices a list (written from the protocol's description,
-    independently of the product's own two implementations)."""
-    result = copy.deepcopy(document)
-    for op in ops:
-        path = op[0]
-        if len(op) == 4:
-            target = result
-            for key in path:
-                target = target[key]
-            target[op[1]:op[1] + op[2]] = copy.deepcopy(op[3])
-            continue
-        if not path:
-            result = copy.deepcopy(op[1]) if len(op) == 2 else None
-            continue
-        target = result
-        for key in path[:-1]:
-            target = target[key]
-        if len(op) == 2:
-            target[path[-1]] = copy.deepcopy(op[1])
-        else:
-            del target[path[-1]]
-    return result
 
 
 def received_views(records: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], Any]]:

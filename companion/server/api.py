@@ -50,13 +50,14 @@ def _json_body() -> dict[str, Any] | None:
     return body if isinstance(body, dict) else None
 
 
+@bp.before_request
 def _guard() -> Response | None:
-    """Checks every state-changing request shares: our own origin, on a name that is ours."""
-    if not origin_allowed():
-        log.warning("refused %s %s: Origin %r Host %r", request.method, request.path,
-                    request.headers.get("Origin"), request.host)
-        return error("forbidden_origin", 403)
-    return None
+    """Every state-changing request must come from our own pages, on a name that is ours."""
+    if request.method in ("GET", "HEAD", "OPTIONS") or origin_allowed():
+        return None
+    log.warning("refused %s %s: Origin %r Host %r", request.method, request.path,
+                request.headers.get("Origin"), request.host)
+    return error("forbidden_origin", 403)
 
 
 def _set_cookie(response: Response, name: str, value: str) -> None:
@@ -138,9 +139,6 @@ def stream() -> Response:
 
 @bp.post("/commands")
 def command() -> Response:
-    refused = _guard()
-    if refused:
-        return refused
     body = _json_body()
     if body is None or not isinstance(body.get("name"), str):
         return error("bad_json", 400)
@@ -164,9 +162,6 @@ def command() -> Response:
 @bp.post("/join")
 def join() -> Response:
     """Claim a free seat with the table's join code and a display name; the phone gets the seat cookie."""
-    refused = _guard()
-    if refused:
-        return refused
     if not current_app.extensions["companion.join_limiter"].allow(client_address()):
         return error("rate_limited", 429)
     body = _json_body()
@@ -190,9 +185,6 @@ def join() -> Response:
 
 @bp.post("/leave")
 def leave() -> Response:
-    refused = _guard()
-    if refused:
-        return refused
     seat = seat_of_request()
     if seat is None:
         return error("no_seat", 403)
@@ -207,9 +199,6 @@ def leave() -> Response:
 @bp.post("/host/login")
 def host_login() -> Response:
     """Exchange the host key (typed, or read from the terminal's QR) for the host cookie, once."""
-    refused = _guard()
-    if refused:
-        return refused
     if not current_app.extensions["companion.login_limiter"].allow(client_address()):
         return error("rate_limited", 429)
     body = _json_body()
@@ -223,9 +212,6 @@ def host_login() -> Response:
 
 @bp.post("/host/logout")
 def host_logout() -> Response:
-    refused = _guard()
-    if refused:
-        return refused
     response = jsonify({"ok": True})
     response.delete_cookie(HOST_COOKIE, path="/")
     return response
@@ -234,9 +220,6 @@ def host_logout() -> Response:
 @bp.post("/host/rebind")
 def host_rebind() -> Response:
     """A one-time link (and its QR) that moves a taken seat to whichever phone opens it first."""
-    refused = _guard()
-    if refused:
-        return refused
     if not is_host():
         return error("not_authorized", 403)
     body = _json_body() or {}

@@ -221,19 +221,26 @@ class Table:
             if self.store.head(game_id) == 0:
                 return game_id
 
+    def _record(self, run: GameRun, actor: Viewer, event: Event) -> Outcome:
+        """Append one pipeline event (end, undo, contribution) to the game and advance it."""
+        recorded = self.store.append([self._pending(run.game_id, run.seq + 1, actor, event)])
+        run.apply(recorded[0])
+        return Outcome(None, recorded[-1].position, tuple(recorded))
+
+    def _running(self) -> GameRun | Rejection:
+        """The current game if it is still being played, else why not."""
+        if self.run is None:
+            return Rejection("no_game")
+        return Rejection("game_over") if self.run.ended else self.run
+
     def _end_game(self, actor: Viewer) -> Outcome:
         if actor.kind != "host":
             return Outcome(Rejection("host_only"))
-        run = self.run
-        if run is None:
-            return Outcome(Rejection("no_game"))
-        if run.ended:
-            return Outcome(Rejection("game_over"))
-        ended = Event(GAME_ENDED, {"reason": "host"})
-        recorded = self.store.append([self._pending(run.game_id, run.seq + 1, actor, ended)])
-        run.apply(recorded[0])
+        run = self._running()
+        if isinstance(run, Rejection):
+            return Outcome(run)
         log.info("game %s ended by the host", run.game_id)
-        return Outcome(None, recorded[-1].position, tuple(recorded))
+        return self._record(run, actor, Event(GAME_ENDED, {"reason": "host"}))
 
     def _undo(self, actor: Viewer) -> Outcome:
         run = self.run
@@ -245,17 +252,12 @@ class Table:
         if refusal:
             return Outcome(Rejection(refusal))
         target = run.undo_stack[-1]
-        event = Event(UNDONE, {"seq": target.seq, "actor": target.actor})
-        recorded = self.store.append([self._pending(run.game_id, run.seq + 1, actor, event)])
-        run.apply(recorded[0])
-        return Outcome(None, recorded[-1].position, tuple(recorded))
+        return self._record(run, actor, Event(UNDONE, {"seq": target.seq, "actor": target.actor}))
 
     def _entropy(self, actor: Viewer, command: Command) -> Outcome:
-        run = self.run
-        if run is None:
-            return Outcome(Rejection("no_game"))
-        if run.ended:
-            return Outcome(Rejection("game_over"))
+        run = self._running()
+        if isinstance(run, Rejection):
+            return Outcome(run)
         if actor.kind != "seat" or actor.seat is None or all(s.number != actor.seat for s in run.seats):
             return Outcome(Rejection("not_seated"))
         if command.name == "commit_entropy":
@@ -268,16 +270,12 @@ class Table:
             event = Event(ENTROPY_REVEALED, {"seat": actor.seat, "value": value})
         if refusal:
             return Outcome(Rejection(refusal))
-        recorded = self.store.append([self._pending(run.game_id, run.seq + 1, actor, event)])
-        run.apply(recorded[0])
-        return Outcome(None, recorded[-1].position, tuple(recorded))
+        return self._record(run, actor, event)
 
     def _game_command(self, actor: Viewer, command: Command) -> Outcome:
-        run = self.run
-        if run is None:
-            return Outcome(Rejection("no_game"))
-        if run.ended:
-            return Outcome(Rejection("game_over"))
+        run = self._running()
+        if isinstance(run, Rejection):
+            return Outcome(run)
         if self.state.paused:
             return Outcome(Rejection("paused"))
         definition = run.definition
