@@ -57,6 +57,15 @@ def build_parser() -> argparse.ArgumentParser:
                                  description="Write one game's whole log, hashes included, as JSON to stdout.")
     export.add_argument("--data", type=Path, metavar="DIR", default=Path("data"), help="data folder (default ./data)")
     export.add_argument("game_id", metavar="GAME_ID", help="the game to export (see `companion replay --list`)")
+
+    check = commands.add_parser(
+        "verify", help="check that every roll and shuffle of an exported game came from its committed seed",
+        description="Recompute every random outcome of an exported game from its revealed seed and the players' "
+                    "contributions, check the hash chain and decide every command again. Exit status 0 when it all "
+                    "matches, 1 when something does not (each problem names the event).",
+    )
+    check.add_argument("export", type=Path, metavar="EXPORT",
+                       help="a game export (from `companion export` or the host console)")
     return parser
 
 
@@ -67,6 +76,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return serve(args)
         if args.command == "replay":
             return replay(args)
+        if args.command == "verify":
+            return verify(args)
         return export(args)
     except CompanionError as err:
         print(f"companion: {err}", file=sys.stderr)
@@ -202,6 +213,29 @@ def export(args: argparse.Namespace) -> int:
     if data is None:
         print(f"companion: no game {args.game_id!r} in this log (see `companion replay --list`)", file=sys.stderr)
         return EXIT_FAILED
+    if not any(e["type"] == "seed_revealed" for e in data["events"]):
+        print("companion: warning: this game is not over, so the export contains its secret seed: whoever reads "
+              "it can predict the next rolls. Share it once the game has ended.", file=sys.stderr)
     json.dump(data, sys.stdout, ensure_ascii=False, indent=1)
     sys.stdout.write("\n")
     return EXIT_OK
+
+
+def verify(args: argparse.Namespace) -> int:
+    from companion.fairness.verify import verify_export
+
+    try:
+        with open(args.export, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except FileNotFoundError:
+        print(f"companion: no such file: {args.export}", file=sys.stderr)
+        return EXIT_USAGE
+    except (OSError, ValueError) as err:
+        print(f"companion: cannot read {args.export} as a JSON export: {err}", file=sys.stderr)
+        return EXIT_FAILED
+    if not isinstance(data, dict):
+        print(f"companion: {args.export} is not a game export", file=sys.stderr)
+        return EXIT_FAILED
+    verdict = verify_export(data, GAMES)
+    print(verdict.summary())
+    return EXIT_OK if verdict.ok else EXIT_FAILED

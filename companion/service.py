@@ -18,7 +18,7 @@ from companion.buzzers.sources import Press, PressSource, open_sources
 from companion.clock import Clock, MonotonicClock
 from companion.config import Config
 from companion.errors import DataDirError
-from companion.fairness.rng import RandomSource, SystemRandomSource
+from companion.fairness.drbg import SEED_BYTES
 from companion.games.registry import GAMES
 from companion.store import EventStore
 from companion.table.session import Table, TableSettings
@@ -118,7 +118,12 @@ def load_host_key(data_dir: Path) -> str:
     return load_secret(data_dir / HOST_KEY_NAME, lambda: secrets.token_urlsafe(16), 22)
 
 
-def open_service(config: Config, clock: Clock | None = None, rng: RandomSource | None = None) -> Service:
+def new_seed() -> bytes:
+    """A game's secret seed, from the operating system's CSPRNG."""
+    return secrets.token_bytes(SEED_BYTES)
+
+
+def open_service(config: Config, clock: Clock | None = None, seeds: Callable[[], bytes] = new_seed) -> Service:
     clock = clock or MonotonicClock()
     data_dir = prepare_data_dir(config.data_dir)
     lock = DataDirLock(data_dir)
@@ -133,7 +138,7 @@ def open_service(config: Config, clock: Clock | None = None, rng: RandomSource |
             undo_policy=config.table.undo,
             game_options={"dice-tray": {"catalogue": config.catalogue.to_json(), "tray": config.table.tray}},
         )
-        table = Table.open(store, GAMES, clock, rng or SystemRandomSource(), settings)
+        table = Table.open(store, GAMES, clock, seeds, settings)
         host_key = load_host_key(data_dir)
         try:
             cookie_key = bytes.fromhex(load_secret(data_dir / COOKIE_KEY_NAME, lambda: secrets.token_hex(32), 64))

@@ -65,9 +65,15 @@ def clock() -> ManualClock:
     return ManualClock()
 
 
+def seeded(seed: int):
+    """Game seeds from a fixed sequence, so a test's rolls are the same on every run."""
+    source = random.Random(seed)
+    return lambda: source.randbytes(32)
+
+
 @pytest.fixture
-def rng() -> SeededRandomSource:
-    return SeededRandomSource(7)
+def seeds():
+    return seeded(7)
 
 
 @pytest.fixture
@@ -92,8 +98,8 @@ def settings(config: Config) -> TableSettings:
 
 
 @pytest.fixture
-def table(store: EventStore, clock: ManualClock, rng: SeededRandomSource, settings: TableSettings) -> Table:
-    return Table.open(store, GAMES, clock, rng, settings)
+def table(store: EventStore, clock: ManualClock, seeds, settings: TableSettings) -> Table:
+    return Table.open(store, GAMES, clock, seeds, settings)
 
 
 @pytest.fixture
@@ -106,7 +112,7 @@ def web(service: Service) -> Iterator[Web]:
 
 
 @pytest.fixture
-def service(config: Config, clock: ManualClock, rng: SeededRandomSource) -> Iterator[Service]:
-    opened = open_service(config, clock, rng)
+def service(config: Config, clock: ManualClock, seeds) -> Iterator[Service]:
+    opened = open_service(config, clock, seeds)
     yield opened
     opened.close()

@@ -18,7 +18,7 @@ from typing import Any
 from companion.games.base import HOST, TABLE, Command, GameDefinition, Viewer, seat
 from companion.store import EventStore
 from companion.table.session import Table, TableSettings
-from tests.conftest import ManualClock, SeededRandomSource
+from tests.conftest import ManualClock, seeded
 
 
 @dataclass
@@ -53,7 +53,7 @@ def check_table(table: Table, report: LeakReport) -> None:
     run = table.run
     if run is None:
         return
-    secrets = run.definition.secrets(run.state)
+    secrets = run.secrets()
     report.secrets_seen += len(secrets)
     hidden: dict[str, set[str]] = {}
     for viewer in viewers(table.state.seat_count):
@@ -91,7 +91,7 @@ def play(
     with tempfile.TemporaryDirectory() as tmp:
         store = EventStore.open(Path(tmp) / "leak.sqlite3")
         settings = TableSettings(seats, "host_and_own", {definition.id: dict(options)})
-        table = Table.open(store, {definition.id: definition}, ManualClock(), SeededRandomSource(seed), settings)
+        table = Table.open(store, {definition.id: definition}, ManualClock(), seeded(seed), settings)
         for n in range(1, seats + 1):
             table.handle(HOST, Command("name_seat", {"seat": n, "name": f"Player {n}"}))
         try:
@@ -121,7 +121,7 @@ def hidden_now(table: Table) -> dict[str, set[str]]:
     run = table.run
     if run is None:
         return {}
-    secrets = run.definition.secrets(run.state)
+    secrets = run.secrets()
     return {str(v): {s.value for s in secrets if not s.visible_to(v)} for v in viewers(table.state.seat_count)}
 
 

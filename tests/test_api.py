@@ -93,11 +93,14 @@ def test_exports_are_for_the_host_only(client: FlaskClient, service: Service) ->
     client.post("/api/commands", json={"name": "roll"})
     game_id = service.table.run.game_id  # type: ignore[union-attr]
     assert client.get(f"/api/games/{game_id}/export").status_code == 403
+    running = client.get(f"/api/games/{game_id}/export", headers=host(service))
+    assert (running.status_code, running.get_json()["error"]) == (409, "game_in_progress"), "the seed is still secret"
+    client.post("/api/commands", json={"name": "end_game"}, headers=host(service))
     response = client.get(f"/api/games/{game_id}/export", headers=host(service))
     assert response.status_code == 200
     export = response.get_json()
     assert export["chain"] == "verified"
-    assert [e["type"] for e in export["events"]] == ["game_started", "dice_rolled"]
+    assert [e["type"] for e in export["events"]] == ["game_started", "dice_rolled", "game_ended", "seed_revealed"]
     assert client.get("/api/games/nope/export", headers=host(service)).status_code == 404
     assert client.get("/api/games/table/export", headers=host(service)).status_code == 404
 

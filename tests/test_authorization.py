@@ -60,7 +60,7 @@ ROUTES: list[Route] = [
     ("POST", "/api/host/logout", {}, {"forged_origin": 403}, 200),
     ("POST", "/api/host/rebind", {"seat": 1}, {"host": 200}, 403),
     ("GET", "/api/host/games", None, {"host": 200, "forged_origin": 200}, 403),
-    ("GET", "/api/games/{game}/export", None, {"host": 200, "forged_origin": 200}, 403),
+    ("GET", "/api/games/{game}/export", None, {"host": 409, "forged_origin": 409}, 403),
     ("GET", "/api/nothing", None, {}, 404),
     ("GET", "/table", None, {}, 200),
     ("GET", "/join", None, {"own_seat": 302, "other_seat": 302}, 200),

@@ -13,7 +13,7 @@ from companion.games.dice_tray import DICE_TRAY
 from companion.games.registry import GAMES
 from companion.store import EventStore, verify_chain
 from companion.table.session import Table, TableSettings
-from tests.conftest import ManualClock, SeededRandomSource
+from tests.conftest import ManualClock, seeded
 
 
 def start_tray(table: Table, **options: Any) -> str:
@@ -83,26 +83,26 @@ def test_commands_without_a_game_are_refused(table: Table) -> None:
     assert table.handle(HOST, Command("end_game")).rejection.code == "no_game"  # type: ignore[union-attr]
 
 
-def test_seats_are_named_uniquely_and_survive_a_restart(table: Table, store, clock, rng, settings) -> None:
+def test_seats_are_named_uniquely_and_survive_a_restart(table: Table, store, clock, seeds, settings) -> None:
     assert table.handle(HOST, Command("set_seat_count", {"count": 5})).ok
     assert table.handle(HOST, Command("name_seat", {"seat": 2, "name": "  Zoé   la  Rouge "})).ok
     assert table.handle(seat(3), Command("name_seat", {"seat": 3, "name": "Max"})).ok
     refused = table.handle(HOST, Command("name_seat", {"seat": 4, "name": "ZOÉ LA ROUGE"}))
     assert refused.rejection is not None and refused.rejection.code == "name_taken"
     assert table.handle(HOST, Command("set_seat_count", {"count": 2})).rejection.code == "seats_in_use"  # type: ignore[union-attr]
-    again = Table.open(store, GAMES, clock, rng, settings)
+    again = Table.open(store, GAMES, clock, seeds, settings)
     seats = again.view(TABLE)["table"]["seats"]
     assert [s["name"] for s in seats] == ["", "Zoé la Rouge", "Max", "", ""]
 
 
-def test_a_restarted_table_shows_exactly_what_it_showed(table: Table, store, clock, rng, settings) -> None:
+def test_a_restarted_table_shows_exactly_what_it_showed(table: Table, store, clock, seeds, settings) -> None:
     start_tray(table)
     table.handle(TABLE, Command("set_tray", {"preset": "nuit-duel"}))
     for _ in range(5):
         clock.advance(1000)
         table.handle(seat(2), Command("roll"))
     table.handle(HOST, Command("roll", {"dice": ["garlic-colour", "garlic-symbol", "d20"]}))
-    again = Table.open(store, GAMES, clock, SeededRandomSource(999), settings)
+    again = Table.open(store, GAMES, clock, seeded(999), settings)
     for viewer in (TABLE, HOST, seat(1), seat(2)):
         assert again.view(viewer) == table.view(viewer)
 
@@ -120,10 +120,10 @@ def test_a_failing_store_leaves_the_state_untouched(table: Table, store: EventSt
     assert table.view(TABLE) == before
 
 
-def test_a_game_that_decides_a_reserved_event_is_stopped_before_the_log(store, clock, rng, config) -> None:
+def test_a_game_that_decides_a_reserved_event_is_stopped_before_the_log(store, clock, seeds, config) -> None:
     rogue = replace(DICE_TRAY, id="rogue", decide=lambda state, actor, command, rng: [Event("game_ended")])
     settings = TableSettings(2, "host", {"rogue": {"catalogue": config.catalogue.to_json(), "tray": "d6"}})
-    table = Table.open(store, {"rogue": rogue}, clock, rng, settings)
+    table = Table.open(store, {"rogue": rogue}, clock, seeds, settings)
     assert table.handle(HOST, Command("start_game", {"game": "rogue"})).ok
     before = store.read_all()
     with pytest.raises(ValueError, match="reserved"):
@@ -161,7 +161,7 @@ def test_every_command_gets_the_time_it_arrived(table: Table, clock: ManualClock
     assert table.view(TABLE)["game"]["view"]["recent"][0]["at_us"] == clock.now_us()
 
 
-def test_a_log_the_rules_cannot_replay_refuses_to_open(table: Table, store, clock, rng, settings) -> None:
+def test_a_log_the_rules_cannot_replay_refuses_to_open(table: Table, store, clock, seeds, settings) -> None:
     from companion.errors import ReplayMismatch, StoreError
 
     start_tray(table)
@@ -170,4 +170,4 @@ def test_a_log_the_rules_cannot_replay_refuses_to_open(table: Table, store, cloc
     with pytest.raises(ReplayMismatch, match="fewer draws"):
         type(table.run).from_start(DICE_TRAY, forged)
     with pytest.raises(StoreError, match="does not know"):
-        Table.open(store, {}, clock, rng, settings)
+        Table.open(store, {}, clock, seeds, settings)

@@ -75,8 +75,8 @@ def test_nothing_to_undo_at_the_start_and_nothing_after_the_end(started: Table) 
 
 @pytest.mark.parametrize(("policy", "host_ok", "seat_ok"), [("off", False, False), ("host", True, False),
                                                               ("host_and_own", True, True)])
-def test_the_table_policy_decides_who_may_undo(store, clock, rng, settings, policy, host_ok, seat_ok) -> None:
-    table = Table.open(store, GAMES, clock, rng, replace(settings, undo_policy=policy))
+def test_the_table_policy_decides_who_may_undo(store, clock, seeds, settings, policy, host_ok, seat_ok) -> None:
+    table = Table.open(store, GAMES, clock, seeds, replace(settings, undo_policy=policy))
     table.handle(HOST, Command("start_game", {"game": "dice-tray"}))
     table.handle(seat(1), Command("set_tray", {"dice": ["d6"]}))
     assert table.handle(seat(1), Command("undo")).ok is seat_ok
@@ -84,18 +84,18 @@ def test_the_table_policy_decides_who_may_undo(store, clock, rng, settings, poli
         assert table.handle(HOST, Command("undo")).ok is host_ok
 
 
-def test_undo_state_survives_a_restart(started: Table, store, clock, rng, settings) -> None:
+def test_undo_state_survives_a_restart(started: Table, store, clock, seeds, settings) -> None:
     started.handle(seat(1), Command("set_tray", {"dice": ["d6"]}))
     started.handle(seat(1), Command("set_tray", {"dice": ["d8"]}))
     started.handle(HOST, Command("undo"))
-    again = Table.open(store, GAMES, clock, rng, settings)
+    again = Table.open(store, GAMES, clock, seeds, settings)
     assert tray_of(again) == ["d6"]
     assert again.view(HOST)["game"]["undo"] == {"allowed": True, "reason": None}
     assert again.handle(HOST, Command("undo")).ok
     assert tray_of(again) == []
 
 
-def test_a_reveal_is_a_wall(store, clock, rng, config) -> None:
+def test_a_reveal_is_a_wall(store, clock, seeds, config) -> None:
     def decide(state, actor, command, rng):
         return [Event("tray_set", {"dice": ["d6"]}, reveals=command.name == "roll")]
 
@@ -103,7 +103,7 @@ def test_a_reveal_is_a_wall(store, clock, rng, config) -> None:
                         validate=lambda state, actor, command: None if command.name in ("roll", "set_tray")
                         else Rejection("unknown_command"))
     settings = TableSettings(2, "host", {"revealing": {"catalogue": config.catalogue.to_json(), "tray": "d6"}})
-    table = Table.open(store, {"revealing": revealing}, clock, rng, settings)
+    table = Table.open(store, {"revealing": revealing}, clock, seeds, settings)
     table.handle(HOST, Command("start_game", {"game": "revealing"}))
     table.handle(TABLE, Command("roll"))
     assert code(table.handle(HOST, Command("undo"))) == "undo_reveal"

@@ -12,7 +12,7 @@ from companion.games.base import HOST, TABLE, Command, seat
 from companion.games.registry import GAMES
 from companion.server.identity import OneTimeLinks, RateLimiter
 from companion.table.session import Table, TableSettings
-from tests.conftest import ManualClock, SeededRandomSource
+from tests.conftest import ManualClock, seeded
 from tests.leak import hidden_now, stream_leaks
 from tests.secret_cards import LEAKY, SECRET_CARDS
 from tests.web_support import BASE, Received, Web, cookie, read_stream
@@ -226,7 +226,7 @@ def test_no_stream_message_carries_a_secret_its_viewer_may_not_know(web: Web, ga
     service = web.service
     settings = TableSettings(4, "host_and_own", {})
     service.table.broadcaster.close()
-    service.table = Table.open(service.store, {**GAMES, game.id: game}, ManualClock(), SeededRandomSource(9), settings)
+    service.table = Table.open(service.store, {**GAMES, game.id: game}, ManualClock(), seeded(9), settings)
     table = service.table
     table.handle(HOST, Command("end_game"))
     phones = {n: web.join(n, f"Player {n}") for n in range(1, 5)}

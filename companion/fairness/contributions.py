@@ -1,14 +1,15 @@
 """Players' own randomness: each seat commits to 32 secret bytes, then reveals them.
 
 The commitment binds the bytes to the game and the seat, so a contribution cannot be replayed in
-another game or claimed by another seat. How the revealed bytes enter the game's seed is the
-fairness scheme's business; this module only checks and records them.
+another game or claimed by another seat. Revealed bytes join the game's master key at its next
+draw (see drbg); the seed they join was committed before any of them existed, so the server
+cannot pick a seed to suit them.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -39,13 +40,9 @@ def commit_refusal(contributions: Mapping[int, Contribution], seat: int, commitm
     return None
 
 
-def reveal_refusal(
-    contributions: Mapping[int, Contribution], seated: Iterable[int], game_id: str, seat: int, value: Any
-) -> str | None:
+def reveal_refusal(contributions: Mapping[int, Contribution], game_id: str, seat: int, value: Any) -> str | None:
     if not _is_hex(value, 2 * VALUE_BYTES):
         return "bad_reveal"
-    if not reveal_open(contributions, seated):
-        return "reveal_not_open"
     mine = contributions.get(seat)
     if mine is None:
         return "not_committed"
@@ -64,16 +61,10 @@ def revealed(contributions: Mapping[int, Contribution], seat: int, value: str) -
     return {**contributions, seat: replace(contributions[seat], value=value)}
 
 
-def reveal_open(contributions: Mapping[int, Contribution], seated: Iterable[int]) -> bool:
-    """Reveals start once every seated player has committed: nobody can adapt to another's bytes."""
-    seats = set(seated)
-    return bool(seats) and seats <= set(contributions)
-
-
-def public_view(contributions: Mapping[int, Contribution], seated: Iterable[int]) -> dict[str, Any]:
-    """Who committed and who revealed; the bytes themselves never appear in a view."""
+def public_view(contributions: Mapping[int, Contribution]) -> dict[str, Any]:
+    """Who committed and who revealed. A committed phone that never reveals is simply never
+    included: the seed goes on without it, and the table shows it as pending."""
     return {
         "committed": sorted(contributions),
         "revealed": sorted(seat for seat, c in contributions.items() if c.value is not None),
-        "reveal_open": reveal_open(contributions, seated),
     }

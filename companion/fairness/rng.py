@@ -8,7 +8,7 @@ calling any random generator and, later, checked against a committed seed.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -28,16 +28,26 @@ class Draw:
     purpose: str
     bound: int
     value: int
+    counter: int | None = None
+    """The draw's number in its game, when it came from the game's seed (see drbg)."""
+    epoch: int | None = None
 
     def to_json(self) -> dict[str, object]:
-        return {"purpose": self.purpose, "bound": self.bound, "value": self.value}
+        data: dict[str, object] = {"purpose": self.purpose, "bound": self.bound, "value": self.value}
+        if self.counter is not None:
+            data["counter"] = self.counter
+            data["epoch"] = self.epoch
+        return data
 
     @classmethod
-    def from_json(cls, data: dict[str, object]) -> Draw:
-        purpose, bound, value = data["purpose"], data["bound"], data["value"]
+    def from_json(cls, data: Mapping[str, object]) -> Draw:
+        purpose, bound, value = data.get("purpose"), data.get("bound"), data.get("value")
+        counter, epoch = data.get("counter"), data.get("epoch")
         if not isinstance(purpose, str) or not isinstance(bound, int) or not isinstance(value, int):
             raise ReplayMismatch(f"malformed recorded draw: {data!r}")
-        return cls(purpose, bound, value)
+        if (counter is not None and not isinstance(counter, int)) or (epoch is not None and not isinstance(epoch, int)):
+            raise ReplayMismatch(f"malformed recorded draw: {data!r}")
+        return cls(purpose, bound, value, counter, epoch)
 
 
 class SystemRandomSource:

@@ -251,8 +251,8 @@ def export(game_id: str) -> Response:
         return error("not_authorized", 403)
     svc = service()
     run = svc.table.run
-    if run is not None and run.game_id == game_id and not run.ended and run.definition.secrets(run.state):
-        # A running game's log holds its secrets; it leaves the server only once the game is over.
+    if run is not None and run.game_id == game_id and not run.seed_revealed:
+        # A running game's log holds its seed (and any other secret): it leaves once the game is over.
         return error("game_in_progress", 409)
     data = export_game(svc.store, game_id, svc.clock.wall_ms())
     if data is None:

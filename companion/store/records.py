@@ -34,9 +34,14 @@ class PendingEvent:
     wall_ms: int
     reveals: bool = False
     draws: tuple[Mapping[str, Any], ...] = ()
+    command: Mapping[str, Any] | None = None
+    """The command that produced this event (on the last event of a command's batch), so a
+    verifier can decide it again from the log."""
 
     def content(self, prev_hash: str) -> dict[str, Any]:
+        extra = {} if self.command is None else {"command": self.command}
         return {
+            **extra,
             "stream": self.stream,
             "seq": self.seq,
             "type": self.type,
@@ -67,11 +72,12 @@ class RecordedEvent:
     hash: str
     reveals: bool = False
     draws: tuple[Mapping[str, Any], ...] = field(default=())
+    command: Mapping[str, Any] | None = None
 
     def pending(self) -> PendingEvent:
         return PendingEvent(
             self.stream, self.seq, self.type, self.actor, self.data,
-            self.mono_us, self.wall_ms, self.reveals, self.draws,
+            self.mono_us, self.wall_ms, self.reveals, self.draws, self.command,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -92,6 +98,7 @@ class RecordedEvent:
             hash=str(raw["hash"]),
             reveals=bool(raw["reveals"]),
             draws=tuple(raw["draws"]),
+            command=raw.get("command"),
         )
 
 

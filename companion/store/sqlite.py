@@ -39,6 +39,7 @@ CREATE TABLE IF NOT EXISTS events (
     wall_ms   INTEGER NOT NULL,
     prev_hash TEXT    NOT NULL,
     hash      TEXT    NOT NULL,
+    command   TEXT,
     UNIQUE (stream, seq)
 );
 CREATE TRIGGER IF NOT EXISTS events_append_only_update BEFORE UPDATE ON events
@@ -47,7 +48,7 @@ CREATE TRIGGER IF NOT EXISTS events_append_only_delete BEFORE DELETE ON events
 BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
 """
 
-_COLUMNS = "position, stream, seq, type, actor, data, reveals, draws, mono_us, wall_ms, prev_hash, hash"
+_COLUMNS = "position, stream, seq, type, actor, data, reveals, draws, mono_us, wall_ms, prev_hash, hash, command"
 
 
 class EventStore:
@@ -110,6 +111,9 @@ class EventStore:
                 )
         if not self.read_only:
             db.executescript(_SCHEMA)
+            columns = {row[1] for row in db.execute("PRAGMA table_info(events)")}
+            if "command" not in columns:  # logs written before commands were kept
+                db.execute("ALTER TABLE events ADD COLUMN command TEXT")
         version = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         if version is None and not self.read_only:
             db.execute("INSERT INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
@@ -149,11 +153,11 @@ class EventStore:
                 rows.append((
                     event.stream, event.seq, event.type, event.actor, canonical_json(event.data),
                     int(event.reveals), canonical_json(list(event.draws)), event.mono_us, event.wall_ms,
-                    last_hash, digest,
+                    last_hash, digest, None if event.command is None else canonical_json(event.command),
                 ))
                 recorded.append(RecordedEvent(
                     0, event.stream, event.seq, event.type, event.actor, event.data, event.mono_us,
-                    event.wall_ms, last_hash, digest, event.reveals, tuple(event.draws),
+                    event.wall_ms, last_hash, digest, event.reveals, tuple(event.draws), event.command,
                 ))
             try:
                 self._db.execute("BEGIN IMMEDIATE")
@@ -161,7 +165,7 @@ class EventStore:
                 for row in rows:
                     cursor = self._db.execute(
                         "INSERT INTO events (stream, seq, type, actor, data, reveals, draws, mono_us, wall_ms,"
-                        " prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        " prev_hash, hash, command) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         row,
                     )
                     positions.append(cursor.lastrowid)
@@ -211,6 +215,7 @@ class EventStore:
                 position=row[0], stream=row[1], seq=row[2], type=row[3], actor=row[4],
                 data=json.loads(row[5]), reveals=bool(row[6]), draws=tuple(json.loads(row[7])),
                 mono_us=row[8], wall_ms=row[9], prev_hash=row[10], hash=row[11],
+                command=None if row[12] is None else json.loads(row[12]),
             )
 
     def close(self) -> None:

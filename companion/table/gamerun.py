@@ -13,8 +13,9 @@ from typing import Any, Literal
 from companion.errors import ReplayMismatch
 from companion.fairness import contributions
 from companion.fairness.contributions import Contribution
+from companion.fairness.drbg import fingerprint, master_key
 from companion.fairness.rng import Draw, ReplayRandomSource
-from companion.games.base import Event, GameDefinition, SeatInfo, Viewer
+from companion.games.base import Event, GameDefinition, SeatInfo, Secret, Viewer
 from companion.store.records import RecordedEvent
 
 GAME_STARTED = "game_started"
@@ -22,7 +23,10 @@ GAME_ENDED = "game_ended"
 UNDONE = "undone"
 ENTROPY_COMMITTED = "entropy_committed"
 ENTROPY_REVEALED = "entropy_revealed"
-RESERVED = (GAME_STARTED, GAME_ENDED, UNDONE, ENTROPY_COMMITTED, ENTROPY_REVEALED)
+RANDOMNESS_SEALED = "randomness_sealed"
+SEED_REVEALED = "seed_revealed"
+RESERVED = (GAME_STARTED, GAME_ENDED, UNDONE, ENTROPY_COMMITTED, ENTROPY_REVEALED, RANDOMNESS_SEALED,
+            SEED_REVEALED)
 
 UndoPolicy = Literal["off", "host", "host_and_own"]
 UNDO_POLICIES: tuple[UndoPolicy, ...] = ("off", "host", "host_and_own")
@@ -44,6 +48,16 @@ class GameRun:
     options: Mapping[str, Any]
     seats: tuple[SeatInfo, ...]
     state: Any
+    seed: bytes = b""
+    """The game's secret seed; no view shows it before `seed_revealed`."""
+    seed_commitment: str = ""
+    seed_revealed: bool = False
+    epoch: int = 0
+    sealed_seats: tuple[int, ...] = ()
+    """Whose contributions the current epoch's master key includes."""
+    master: bytes = b""
+    counter: int = 0
+    """How many draws the game has made: the number of the next one."""
     seq: int = 1
     ended: bool = False
     started_wall_ms: int = 0
@@ -68,7 +82,43 @@ class GameRun:
         state = definition.setup(data["options"], seats, rng)
         if not rng.finished():
             raise ReplayMismatch(f"game {record.stream}: setup used fewer draws than were recorded")
-        return cls(definition, record.stream, data["options"], seats, state, started_wall_ms=record.wall_ms)
+        try:
+            seed = bytes.fromhex(str(data["seed"]))
+        except (KeyError, ValueError):
+            raise ReplayMismatch(f"game {record.stream} has no valid seed") from None
+        return cls(definition, record.stream, data["options"], seats, state, seed=seed,
+                   seed_commitment=str(data.get("seed_commitment", "")), master=master_key(seed, []),
+                   counter=len(record.draws), started_wall_ms=record.wall_ms)
+
+    def unsealed_seats(self) -> list[int]:
+        """Seats whose revealed bytes the current master key does not include yet."""
+        return sorted(s for s, c in self.entropy.items() if c.value is not None and s not in self.sealed_seats)
+
+    def epoch_master(self, seats: list[int]) -> bytes:
+        included = []
+        for seat in seats:
+            value = self.entropy[seat].value
+            assert value is not None, f"seat {seat} has not revealed"
+            included.append((seat, bytes.fromhex(value)))
+        return master_key(self.seed, included)
+
+    def secrets(self) -> list[Secret]:
+        """The game's declared secrets, and the seed until it is revealed (nobody may see it)."""
+        hidden = list(self.definition.secrets(self.state))
+        if not self.seed_revealed:
+            hidden.append(Secret(self.seed.hex(), lambda viewer: False, "the game's seed"))
+        return hidden
+
+    def fairness_view(self) -> dict[str, Any]:
+        """What everyone may know of the game's randomness: the commitment now, the seed at the end."""
+        return {
+            "commitment": self.seed_commitment,
+            "fingerprint": fingerprint(self.seed_commitment),
+            "draws": self.counter,
+            "epoch": self.epoch,
+            "included": list(self.sealed_seats),
+            "seed": self.seed.hex() if self.seed_revealed else None,
+        }
 
     @classmethod
     def replay(cls, definition: GameDefinition[Any], records: Sequence[RecordedEvent]) -> GameRun:
@@ -92,6 +142,19 @@ class GameRun:
             raise ReplayMismatch(f"game {self.game_id}: event {record.seq} follows event {self.seq}")
         self.seq = record.seq
         self.events += 1
+        self.counter += len(record.draws)
+        if record.type == SEED_REVEALED:
+            if record.data.get("seed") != self.seed.hex():
+                raise ReplayMismatch(f"game {self.game_id}: the revealed seed is not the game's seed")
+            self.seed_revealed = True
+            return
+        if record.type == RANDOMNESS_SEALED:
+            # Not a move: it neither starts nor breaks a run of undos.
+            seats = [int(s) for s in record.data["seats"]]
+            self.master = self.epoch_master(seats)
+            self.epoch = int(record.data["epoch"])
+            self.sealed_seats = tuple(seats)
+            return
         if record.type == GAME_ENDED:
             self.ended = True
             self.undo_stack.clear()

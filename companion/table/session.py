@@ -11,14 +11,14 @@ import logging
 import secrets
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from companion.clock import Clock
 from companion.errors import ReplayMismatch, StoreError
 from companion.fairness import contributions
-from companion.fairness.rng import RandomSource, RecordingRandomSource
+from companion.fairness.drbg import SeededRandomSource, master_key, seed_commitment
 from companion.games.base import SYSTEM, Command, Event, GameDefinition, OptionsError, Rejection, Viewer
 from companion.store import EventStore, PendingEvent, RecordedEvent
 from companion.table import seating
@@ -28,7 +28,9 @@ from companion.table.gamerun import (
     ENTROPY_REVEALED,
     GAME_ENDED,
     GAME_STARTED,
+    RANDOMNESS_SEALED,
     RESERVED,
+    SEED_REVEALED,
     UNDONE,
     GameRun,
     UndoPolicy,
@@ -71,13 +73,14 @@ class Table:
         store: EventStore,
         games: Mapping[str, GameDefinition[Any]],
         clock: Clock,
-        rng: RandomSource,
+        seeds: Callable[[], bytes],
         settings: TableSettings,
     ) -> None:
         self.store = store
         self.games = games
         self.clock = clock
-        self.rng = rng
+        self.seeds = seeds
+        """Where each game's secret seed comes from (the OS's CSPRNG in the service)."""
         self.settings = settings
         self.state = TableState(settings.default_seats)
         self.run: GameRun | None = None
@@ -93,11 +96,11 @@ class Table:
         store: EventStore,
         games: Mapping[str, GameDefinition[Any]],
         clock: Clock,
-        rng: RandomSource,
+        seeds: Callable[[], bytes],
         settings: TableSettings,
     ) -> Table:
         """Rebuild the table and its current game from the log."""
-        table = cls(store, games, clock, rng, settings)
+        table = cls(store, games, clock, seeds, settings)
         for record in store.read(TABLE_STREAM):
             table.state = seating.evolve(table.state, Event(record.type, record.data))
         if table.state.game_id:
@@ -155,10 +158,13 @@ class Table:
             return self._entropy(actor, command)
         return self._game_command(actor, command)
 
-    def _pending(self, stream: str, seq: int, actor: Viewer, event: Event, draws: tuple = ()) -> PendingEvent:
+    def _pending(
+        self, stream: str, seq: int, actor: Viewer, event: Event, draws: tuple = (),
+        command: Mapping[str, Any] | None = None,
+    ) -> PendingEvent:
         return PendingEvent(
             stream, seq, event.type, str(actor), dict(event.data),
-            self.clock.now_us(), self.clock.wall_ms(), event.reveals, draws,
+            self.clock.now_us(), self.clock.wall_ms(), event.reveals, draws, command,
         )
 
     def _table_command(self, actor: Viewer, command: Command) -> Outcome:
@@ -196,12 +202,16 @@ class Table:
             options = definition.normalize_options({**self.settings.game_options.get(definition.id, {}), **given})
         except OptionsError as err:
             return Outcome(Rejection("bad_options", {"key": err.key, "problem": err.problem}))
-        rng = RecordingRandomSource(self.rng)
-        definition.setup(options, seats, rng)
         game_id = self._new_game_id()
+        seed = self.seeds()
+        rng = SeededRandomSource(master_key(seed, []))
+        definition.setup(options, seats, rng)
         opened = Event("game_opened", {"game_id": game_id, "game": definition.id})
+        # The seed stays in the log (the service must go on drawing after a restart) but no view
+        # shows it before the game ends; the commitment is public from the start.
         started = Event(GAME_STARTED, {
             "game": definition.id, "options": options, "seats": [s.to_json() for s in seats],
+            "seed": seed.hex(), "seed_commitment": seed_commitment(game_id, seed.hex()),
         })
         draws = tuple(d.to_json() for d in rng.draws)
         recorded = self.store.append([
@@ -221,10 +231,12 @@ class Table:
             if self.store.head(game_id) == 0:
                 return game_id
 
-    def _record(self, run: GameRun, actor: Viewer, event: Event) -> Outcome:
-        """Append one pipeline event (end, undo, contribution) to the game and advance it."""
-        recorded = self.store.append([self._pending(run.game_id, run.seq + 1, actor, event)])
-        run.apply(recorded[0])
+    def _record(self, run: GameRun, actor: Viewer, *events: Event) -> Outcome:
+        """Append pipeline events (end, undo, contribution) to the game and advance it."""
+        recorded = self.store.append([self._pending(run.game_id, run.seq + 1 + i, actor, e)
+                                      for i, e in enumerate(events)])
+        for record in recorded:
+            run.apply(record)
         return Outcome(None, recorded[-1].position, tuple(recorded))
 
     def _running(self) -> GameRun | Rejection:
@@ -240,7 +252,8 @@ class Table:
         if isinstance(run, Rejection):
             return Outcome(run)
         log.info("game %s ended by the host", run.game_id)
-        return self._record(run, actor, Event(GAME_ENDED, {"reason": "host"}))
+        return self._record(run, actor, Event(GAME_ENDED, {"reason": "host"}),
+                            Event(SEED_REVEALED, {"seed": run.seed.hex()}))
 
     def _undo(self, actor: Viewer) -> Outcome:
         run = self.run
@@ -266,7 +279,7 @@ class Table:
             event = Event(ENTROPY_COMMITTED, {"seat": actor.seat, "commitment": commitment})
         else:
             value = command.args.get("value")
-            refusal = contributions.reveal_refusal(run.entropy, self._seated(run), run.game_id, actor.seat, value)
+            refusal = contributions.reveal_refusal(run.entropy, run.game_id, actor.seat, value)
             event = Event(ENTROPY_REVEALED, {"seat": actor.seat, "value": value})
         if refusal:
             return Outcome(Rejection(refusal))
@@ -282,23 +295,33 @@ class Table:
         rejection = definition.validate(run.state, actor, command)
         if rejection:
             return Outcome(rejection)
-        rng = RecordingRandomSource(self.rng)
+        # Players' contributions revealed since the last draw join the seed from this draw on.
+        joining = run.unsealed_seats()
+        epoch_seats = sorted({*run.sealed_seats, *joining})
+        master = run.epoch_master(epoch_seats) if joining else run.master
+        rng = SeededRandomSource(master, run.counter, run.epoch + 1 if joining else run.epoch)
         events = definition.decide(run.state, actor, command, rng)
         if not events:
             return Outcome(Rejection("nothing_happened"))
         for event in events:
             if event.type in RESERVED:
                 raise ValueError(f"{definition.id} decided a reserved event type {event.type!r}")
-        states = []
+        states: list[Any] = []
         state = run.state
         for event in events:
             state = definition.evolve(state, event)
             states.append(state)
-        # Draws are recorded on the command's last event, which makes the whole command a wall
-        # that undo cannot cross.
+        if joining and rng.draws:
+            events = [Event(RANDOMNESS_SEALED, {"epoch": rng.epoch, "seats": epoch_seats}), *events]
+            states = [None, *states]
+        # The draws and the command go on the command's last event: the whole command becomes a
+        # wall that undo cannot cross, and a verifier can decide the command again.
         draws = tuple(d.to_json() for d in rng.draws)
+        said = {"name": command.name, "args": dict(command.args), "at_us": command.at_us}
+        last = len(events) - 1
         batch = [
-            self._pending(run.game_id, run.seq + 1 + i, actor, event, draws if i == len(events) - 1 else ())
+            self._pending(run.game_id, run.seq + 1 + i, actor, event,
+                          draws if i == last else (), said if i == last else None)
             for i, event in enumerate(events)
         ]
         recorded = self.store.append(batch)
@@ -364,18 +387,14 @@ class Table:
             "ended": run.ended,
             "seq": run.seq,
             "view": run.view(viewer),
-            "entropy": self._shared("#entropy", lambda: contributions.public_view(run.entropy, self._seated(run))),
+            "entropy": self._shared("#entropy", lambda: contributions.public_view(run.entropy)),
+            "fairness": self._shared("#fairness", run.fairness_view),
         }
         if viewer.kind in ("host", "seat"):
             refusal = run.undo_refusal(viewer, self.settings.undo_policy)
             game["undo"] = {"allowed": refusal is None, "reason": refusal}
         game["actions"] = [self._action(run, viewer, c) for c in run.definition.actions(run.state, viewer)]
         return game
-
-    def _seated(self, run: GameRun) -> list[int]:
-        """Seats of the game that have a player at the table now."""
-        game_seats = {s.number for s in run.seats}
-        return sorted(n for n in self.state.names if n in game_seats)
 
     def _action(self, run: GameRun, viewer: Viewer, command: Command) -> dict[str, Any]:
         """One command this viewer might send now, and why not when it is not allowed."""

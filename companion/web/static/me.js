@@ -63,7 +63,7 @@
     if (!game || game.ended || !game.entropy || !window.crypto || !crypto.getRandomValues) return;
     const seat = view.you.seat;
     const key = `entropy:${game.id}:${seat}`;
-    const stage = `${key}:${game.entropy.reveal_open}`;
+    const stage = key;
     if (contributed.has(stage)) return;
     contributed.add(stage);
     let stored = null;
@@ -78,7 +78,7 @@
       if (!sent.ok) { contributed.delete(stage); return; }
       stored = { value };
     }
-    if (stored && game.entropy.reveal_open && !game.entropy.revealed.includes(seat)) {
+    if (stored && !game.entropy.revealed.includes(seat)) {
       await C.post("/api/commands", { as: "me", name: "reveal_entropy", args: { value: stored.value } });
     }
   }
