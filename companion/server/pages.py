@@ -85,6 +85,12 @@ def host() -> Response:
     return _page("host.html", join_url=join_url(), boot={"role": "host", "view": service().table.view(HOST)})
 
 
+@bp.get("/verify")
+def verify() -> Response:
+    """Anyone can check an exported game here, in their own browser, without trusting this server's word."""
+    return _page("verify.html", boot={"role": "verify"})
+
+
 @bp.get("/rebind/<token>")
 def rebind(token: str) -> ResponseReturnValue:
     """Spend a one-time link: the seat moves to this phone, the old phone loses it, the URL goes away."""

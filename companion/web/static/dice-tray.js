@@ -85,7 +85,8 @@
     if (withCatalogue) {
       wrap.append(el("h3", {}, ui.catalogue));
       wrap.append(el("div", { class: "chips" }, tray.catalogue.dice.map((d) =>
-        el("button", { type: "button", onclick: () => C.send(role, "set_tray", { dice: tray.tray.concat([d.id]) }) },
+        el("button", { type: "button", disabled: game.ended,
+          onclick: () => C.send(role, "set_tray", { dice: tray.tray.concat([d.id]) }) },
           "+ " + text(d.name),
           d.verified === false ? el("span", { class: "flag", title: ui.unverified_help }, " ⚠ " + ui.unverified) : null))));
     }

@@ -101,8 +101,15 @@
     $("pause").textContent = view.table.paused ? ui.resume : ui.pause;
     $("pause").disabled = !running;
     $("end-game").disabled = !running;
-    $("export").hidden = !game;
-    if (game) $("export").href = `/api/games/${encodeURIComponent(game.id)}/export`;
+    const over = !!(game && game.fairness && game.fairness.seed);
+    $("export").hidden = !over;
+    $("verify").hidden = !over;
+    $("export-hint").hidden = !game || over;
+    if (over) {
+      $("export").href = `/api/games/${encodeURIComponent(game.id)}/export`;
+      $("verify").href = `/verify?game=${encodeURIComponent(game.id)}`;
+    }
+    $("host-fairness").replaceChildren(...[C.fairness(view)].filter(Boolean));
     $("lock").textContent = view.table.joining_locked ? ui.unlock_joining : ui.lock_joining;
     $("lock").setAttribute("aria-pressed", String(view.table.joining_locked));
     const count = $("seat-count");

@@ -187,7 +187,24 @@ window.Companion = (function () {
     if (paused) paused.hidden = !view.table.paused;
   }
 
+  // The game's seed: its fingerprint from the start, the seed itself once the game is over.
+  function fairness(view) {
+    const game = view.game;
+    if (!game || !game.fairness) return null;
+    const f = game.fairness;
+    const name = (n) => { const s = view.table.seats.find((x) => x.number === n); return s && s.name ? s.name : `${ui.seat} ${n}`; };
+    const pending = game.entropy.committed.filter((n) => !game.entropy.revealed.includes(n));
+    return el("div", { class: "fairness-box" },
+      f.seed
+        ? [el("p", {}, el("strong", {}, ui.seed_revealed), " ", el("code", { class: "seed" }, f.seed)),
+           el("p", { class: "hint" }, `${ui.check_it} `, el("a", { href: "/verify" }, `${location.origin}/verify`))]
+        : [el("p", {}, el("strong", {}, ui.seed_commitment), " ", el("span", { class: "fingerprint" }, f.fingerprint)),
+           el("p", { class: "hint commitment" }, f.commitment)],
+      f.included.length ? el("p", { class: "hint" }, fill(ui.randomness_players, { names: f.included.map(name).join(", ") })) : null,
+      pending.length ? el("p", { class: "hint" }, fill(ui.randomness_pending, { names: pending.map(name).join(", ") })) : null);
+  }
+
   initChrome();
   return { boot, ui, lang, games, $, el, text, fill, errorText, reasonText, showError, post, send, follow,
-           setLink, byWho, renderTitle, applyPatch };
+           setLink, byWho, renderTitle, applyPatch, fairness };
 })();

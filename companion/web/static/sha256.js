@@ -15,8 +15,7 @@ window.CompanionSha256 = (function () {
 
   function rotr(x, n) { return (x >>> n) | (x << (32 - n)); }
 
-  return function sha256(message) {
-    const data = new TextEncoder().encode(message);
+  function digest(data) {
     const bitLength = data.length * 8;
     const padded = new Uint8Array(((data.length + 9 + 63) >> 6) << 6);
     padded.set(data);
@@ -42,6 +41,30 @@ window.CompanionSha256 = (function () {
       }
       h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
     }
-    return Array.from(h, (x) => x.toString(16).padStart(8, "0")).join("");
-  };
+    const out = new Uint8Array(32);
+    const outView = new DataView(out.buffer);
+    h.forEach((x, i) => outView.setUint32(4 * i, x));
+    return out;
+  }
+
+  function hex(bytes) { return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join(""); }
+
+  function hmac(key, message) {
+    let k = key.length > 64 ? digest(key) : key;
+    const block = new Uint8Array(64);
+    block.set(k);
+    const inner = new Uint8Array(64 + message.length);
+    const outer = new Uint8Array(64 + 32);
+    for (let i = 0; i < 64; i++) { inner[i] = block[i] ^ 0x36; outer[i] = block[i] ^ 0x5c; }
+    inner.set(message, 64);
+    outer.set(digest(inner), 64);
+    return digest(outer);
+  }
+
+  // sha256("text") -> hex, as the pages used it first; bytes and HMAC for the verifier.
+  const sha256 = (message) => hex(digest(new TextEncoder().encode(message)));
+  sha256.digest = digest;
+  sha256.hmac = hmac;
+  sha256.hex = hex;
+  return sha256;
 })();

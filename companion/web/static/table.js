@@ -13,6 +13,7 @@
       s.name ? el("span", { class: "name" }, s.name) : el("span", { class: "free" }, ui.free_seat),
       s.name ? el("span", { class: "presence " + (s.connected ? "on" : "off") },
         s.connected ? `● ${ui.online}` : `○ ${ui.away}`) : null)));
+    $("fairness").replaceChildren(...[C.fairness(view)].filter(Boolean));
     const game = view.game;
     const container = $("game");
     if (!game) { container.replaceChildren(el("p", { class: "notice" }, ui.no_game)); return; }
