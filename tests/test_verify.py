@@ -165,3 +165,24 @@ def test_the_cli_says_verified_or_names_the_event_with_its_exit_status(table: Ta
     path.write_text("{not json")
     unreadable = companion("verify", str(path))
     assert unreadable.returncode == 1 and "cannot read" in unreadable.stderr
+
+
+def test_a_phone_that_never_reveals_times_out_and_is_left_out(table: Table, clock) -> None:
+    from companion.fairness.contributions import REVEAL_TIMEOUT_MS
+
+    table.handle(HOST, Command("start_game", {"game": "dice-tray"}))
+    game_id = table.run.game_id  # type: ignore[union-attr]
+    value = "cd" * 32
+    assert table.handle(seat(4), Command("commit_entropy", {"commitment": commitment_for(game_id, 4, value)})).ok
+    table.handle(TABLE, Command("roll"))
+    assert table.view(TABLE)["game"]["entropy"]["timed_out"] == []
+    clock.advance(REVEAL_TIMEOUT_MS * 1000)
+    outcome = table.handle(TABLE, Command("roll"))
+    assert [e.type for e in outcome.events] == ["entropy_timed_out", "dice_rolled"]
+    assert table.view(TABLE)["game"]["entropy"]["timed_out"] == [4]
+    late = table.handle(seat(4), Command("reveal_entropy", {"value": value}))
+    assert late.rejection is not None and late.rejection.code == "reveal_too_late"
+    table.handle(HOST, Command("end_game"))
+    export = export_game(table.store, game_id, 0)
+    assert export is not None
+    assert verify_export(export, GAMES).ok

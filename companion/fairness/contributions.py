@@ -14,6 +14,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 VALUE_BYTES = 32
+REVEAL_TIMEOUT_MS = 30_000
+"""A phone that committed but has not revealed this long after is excluded from the game."""
 _HEX = set("0123456789abcdef")
 
 
@@ -21,6 +23,8 @@ _HEX = set("0123456789abcdef")
 class Contribution:
     commitment: str
     value: str | None = None
+    committed_ms: int = 0
+    timed_out: bool = False
 
 
 def commitment_for(game_id: str, seat: int, value_hex: str) -> str:
@@ -46,6 +50,8 @@ def reveal_refusal(contributions: Mapping[int, Contribution], game_id: str, seat
     mine = contributions.get(seat)
     if mine is None:
         return "not_committed"
+    if mine.timed_out:
+        return "reveal_too_late"
     if mine.value is not None:
         return "already_revealed"
     if commitment_for(game_id, seat, value) != mine.commitment:
@@ -53,8 +59,20 @@ def reveal_refusal(contributions: Mapping[int, Contribution], game_id: str, seat
     return None
 
 
-def committed(contributions: Mapping[int, Contribution], seat: int, commitment: str) -> dict[int, Contribution]:
-    return {**contributions, seat: Contribution(commitment)}
+def committed(
+    contributions: Mapping[int, Contribution], seat: int, commitment: str, wall_ms: int = 0
+) -> dict[int, Contribution]:
+    return {**contributions, seat: Contribution(commitment, None, wall_ms)}
+
+
+def overdue(contributions: Mapping[int, Contribution], now_ms: int, timeout_ms: int = REVEAL_TIMEOUT_MS) -> list[int]:
+    """Seats whose reveal is late: they will be excluded (and the table says so)."""
+    return sorted(seat for seat, c in contributions.items()
+                  if c.value is None and not c.timed_out and now_ms - c.committed_ms >= timeout_ms)
+
+
+def excluded(contributions: Mapping[int, Contribution], seats: list[int]) -> dict[int, Contribution]:
+    return {seat: replace(c, timed_out=True) if seat in seats else c for seat, c in contributions.items()}
 
 
 def revealed(contributions: Mapping[int, Contribution], seat: int, value: str) -> dict[int, Contribution]:
@@ -67,4 +85,5 @@ def public_view(contributions: Mapping[int, Contribution]) -> dict[str, Any]:
     return {
         "committed": sorted(contributions),
         "revealed": sorted(seat for seat, c in contributions.items() if c.value is not None),
+        "timed_out": sorted(seat for seat, c in contributions.items() if c.timed_out),
     }

@@ -19,6 +19,7 @@ from companion.store.records import RecordedEvent, canonical_json, verify_chain
 from companion.table.gamerun import (
     ENTROPY_COMMITTED,
     ENTROPY_REVEALED,
+    ENTROPY_TIMED_OUT,
     GAME_ENDED,
     GAME_STARTED,
     RANDOMNESS_SEALED,
@@ -100,6 +101,8 @@ def _check_draws(events: list[RecordedEvent], seed: bytes, verdict: Verdict) -> 
     for event in events:
         if event.type == ENTROPY_COMMITTED:
             entropy = contributions.committed(entropy, event.data["seat"], event.data["commitment"])
+        elif event.type == ENTROPY_TIMED_OUT:
+            entropy = contributions.excluded(entropy, [int(s) for s in event.data["seats"]])
         elif event.type == ENTROPY_REVEALED:
             seat, value = event.data["seat"], event.data["value"]
             refusal = contributions.reveal_refusal(entropy, event.stream, seat, value)
@@ -152,7 +155,7 @@ def _check_outcomes(events: list[RecordedEvent], definition: GameDefinition[Any]
         # A command's events end with the one carrying the command; pipeline events stand alone.
         if event.command is None and event.type not in _ALONE:
             continue
-        game_events = [e for e in batch if e.type != RANDOMNESS_SEALED]
+        game_events = [e for e in batch if e.type not in _BATCH_PIPELINE]
         if event.command is not None and game_events:
             command = Command(str(event.command.get("name")), event.command.get("args") or {},
                               int(event.command.get("at_us") or 0))
@@ -177,6 +180,7 @@ def _check_outcomes(events: list[RecordedEvent], definition: GameDefinition[Any]
 
 
 _ALONE = (GAME_ENDED, SEED_REVEALED, UNDONE, ENTROPY_COMMITTED, ENTROPY_REVEALED)
+_BATCH_PIPELINE = (RANDOMNESS_SEALED, ENTROPY_TIMED_OUT)
 
 
 def _canonical(event: Event) -> str:

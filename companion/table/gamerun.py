@@ -23,10 +23,11 @@ GAME_ENDED = "game_ended"
 UNDONE = "undone"
 ENTROPY_COMMITTED = "entropy_committed"
 ENTROPY_REVEALED = "entropy_revealed"
+ENTROPY_TIMED_OUT = "entropy_timed_out"
 RANDOMNESS_SEALED = "randomness_sealed"
 SEED_REVEALED = "seed_revealed"
-RESERVED = (GAME_STARTED, GAME_ENDED, UNDONE, ENTROPY_COMMITTED, ENTROPY_REVEALED, RANDOMNESS_SEALED,
-            SEED_REVEALED)
+RESERVED = (GAME_STARTED, GAME_ENDED, UNDONE, ENTROPY_COMMITTED, ENTROPY_REVEALED, ENTROPY_TIMED_OUT,
+            RANDOMNESS_SEALED, SEED_REVEALED)
 
 UndoPolicy = Literal["off", "host", "host_and_own"]
 UNDO_POLICIES: tuple[UndoPolicy, ...] = ("off", "host", "host_and_own")
@@ -162,7 +163,11 @@ class GameRun:
             return
         if record.type == ENTROPY_COMMITTED:
             # Contributions are not moves: they neither start nor break a run of undos.
-            self.entropy = contributions.committed(self.entropy, record.data["seat"], record.data["commitment"])
+            self.entropy = contributions.committed(self.entropy, record.data["seat"], record.data["commitment"],
+                                                   record.wall_ms)
+            return
+        if record.type == ENTROPY_TIMED_OUT:
+            self.entropy = contributions.excluded(self.entropy, [int(s) for s in record.data["seats"]])
             return
         if record.type == ENTROPY_REVEALED:
             self.entropy = contributions.revealed(self.entropy, record.data["seat"], record.data["value"])

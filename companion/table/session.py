@@ -26,6 +26,7 @@ from companion.table.broadcast import Broadcaster
 from companion.table.gamerun import (
     ENTROPY_COMMITTED,
     ENTROPY_REVEALED,
+    ENTROPY_TIMED_OUT,
     GAME_ENDED,
     GAME_STARTED,
     RANDOMNESS_SEALED,
@@ -313,6 +314,10 @@ class Table:
             states.append(state)
         if joining and rng.draws:
             events = [Event(RANDOMNESS_SEALED, {"epoch": rng.epoch, "seats": epoch_seats}), *events]
+            states = [None, *states]
+        late = contributions.overdue(run.entropy, self.clock.wall_ms())
+        if late:
+            events = [Event(ENTROPY_TIMED_OUT, {"seats": late}), *events]
             states = [None, *states]
         # The draws and the command go on the command's last event: the whole command becomes a
         # wall that undo cannot cross, and a verifier can decide the command again.

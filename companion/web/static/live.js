@@ -193,7 +193,8 @@ window.Companion = (function () {
     if (!game || !game.fairness) return null;
     const f = game.fairness;
     const name = (n) => { const s = view.table.seats.find((x) => x.number === n); return s && s.name ? s.name : `${ui.seat} ${n}`; };
-    const pending = game.entropy.committed.filter((n) => !game.entropy.revealed.includes(n));
+    const late = game.entropy.timed_out || [];
+    const pending = game.entropy.committed.filter((n) => !game.entropy.revealed.includes(n) && !late.includes(n));
     return el("div", { class: "fairness-box" },
       f.seed
         ? [el("p", {}, el("strong", {}, ui.seed_revealed), " ", el("code", { class: "seed" }, f.seed)),
@@ -201,7 +202,8 @@ window.Companion = (function () {
         : [el("p", {}, el("strong", {}, ui.seed_commitment), " ", el("span", { class: "fingerprint" }, f.fingerprint)),
            el("p", { class: "hint commitment" }, f.commitment)],
       f.included.length ? el("p", { class: "hint" }, fill(ui.randomness_players, { names: f.included.map(name).join(", ") })) : null,
-      pending.length ? el("p", { class: "hint" }, fill(ui.randomness_pending, { names: pending.map(name).join(", ") })) : null);
+      pending.length ? el("p", { class: "hint" }, fill(ui.randomness_pending, { names: pending.map(name).join(", ") })) : null,
+      late.length ? el("p", { class: "hint" }, fill(ui.randomness_timed_out, { names: late.map(name).join(", ") })) : null);
   }
 
   initChrome();

@@ -94,11 +94,14 @@ window.CompanionVerify = (function () {
     let counter = 0;
     for (const e of events) {
       if (e.type === "entropy_committed") entropy[e.data.seat] = { commitment: e.data.commitment, value: null };
-      else if (e.type === "entropy_revealed") {
+      else if (e.type === "entropy_timed_out") {
+        for (const s of e.data.seats) if (entropy[s]) entropy[s].timedOut = true;
+      } else if (e.type === "entropy_revealed") {
         const mine = entropy[e.data.seat];
-        if (!mine || S(`${e.stream}:${e.data.seat}:${e.data.value}`) !== mine.commitment) {
-          problems.push(`event ${e.seq}: seat ${e.data.seat}'s revealed bytes do not fit (reveal_mismatch)`);
-        } else mine.value = e.data.value;
+        const refusal = !mine ? "not_committed" : mine.timedOut ? "reveal_too_late"
+          : S(`${e.stream}:${e.data.seat}:${e.data.value}`) !== mine.commitment ? "reveal_mismatch" : null;
+        if (refusal) problems.push(`event ${e.seq}: seat ${e.data.seat}'s revealed bytes do not fit (${refusal})`);
+        else mine.value = e.data.value;
       } else if (e.type === "randomness_sealed") {
         const seats = e.data.seats.map(Number).sort((a, b) => a - b);
         const ready = Object.keys(entropy).map(Number).filter((s) => entropy[s].value !== null).sort((a, b) => a - b);
