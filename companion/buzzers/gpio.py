@@ -1,0 +1,152 @@
+"""Buttons wired to the Pi's GPIO pins, read through gpiozero's pin factory.
+
+The time of a press is the edge time the kernel stamped (`when_changed(ticks, state)` with the
+lgpio factory), never the time a Python callback happened to run, and never gpiozero's
+`bounce_time` (lgpio re-stamps debounced edges). The first falling edge is taken at once; it is
+confirmed a few milliseconds later (the pin must still be low) and only then reported, so
+debouncing never moves a timestamp. The pin is then ignored for a mask period, bounces are
+counted, and a pin held low for seconds (a stuck or shorted button) is flagged and excluded until
+it is released.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from companion.buzzers.sources import Press, PressHandler, SourceHealth
+from companion.clock import Clock
+
+Scheduler = Callable[[float, Callable[[], None]], Any]
+"""Calls a function after a delay in seconds (threading.Timer in the service; a fake in tests)."""
+
+
+def timer_scheduler(delay_s: float, action: Callable[[], None]) -> threading.Timer:
+    timer = threading.Timer(delay_s, action)
+    timer.daemon = True
+    timer.start()
+    return timer
+
+
+@dataclass
+class PinHealth:
+    presses: int = 0
+    bounces: int = 0
+    noise: int = 0
+    """Edges that did not stay pressed for the confirmation time."""
+    stuck: bool = False
+
+
+class PinWatcher:
+    """One button's pin. Its bound method is the callback: gpiozero holds callbacks weakly, so the
+    source keeps a strong reference to every watcher."""
+
+    def __init__(self, source: GpioSource, button: str, pin: Any) -> None:
+        self.source = source
+        self.button = button
+        self.pin = pin
+        self.health = PinHealth()
+        self.candidate_ticks: float | None = None
+        self.masked_until: float = float("-inf")
+        self.pressed_since: float | None = None
+
+    def changed(self, ticks: float, state: int) -> None:
+        self.source._edge(self, ticks, bool(state))
+
+
+class GpioSource:
+    kind = "gpio"
+
+    def __init__(
+        self,
+        pins: Mapping[str, int],
+        clock: Clock,
+        factory: Any = None,
+        scheduler: Scheduler = timer_scheduler,
+        confirm_s: float = 0.005,
+        mask_s: float = 0.050,
+        stuck_s: float = 5.0,
+        uncertainty_us: int = 20,
+        name: str = "gpio",
+    ) -> None:
+        from gpiozero import Device
+
+        self.name = name
+        self._clock = clock
+        self._factory = factory or Device.pin_factory or Device._default_pin_factory()
+        self._schedule = scheduler
+        self.confirm_s, self.mask_s, self.stuck_s = confirm_s, mask_s, stuck_s
+        self.uncertainty_us = uncertainty_us
+        self._handler: PressHandler | None = None
+        self._lock = threading.Lock()
+        self._problem = ""
+        self.watchers: list[PinWatcher] = []
+        for button, number in pins.items():
+            pin = self._factory.pin(number)
+            pin.function = "input"
+            pin.pull = "up"
+            pin.edges = "both"
+            watcher = PinWatcher(self, button, pin)
+            pin.when_changed = watcher.changed
+            self.watchers.append(watcher)
+        # The pin factory's ticks and the host timeline are both monotonic clocks; measure the
+        # offset once so presses land on the host timeline even if they were different clocks.
+        self._offset_us = self._clock.now_us() - int(self._factory.ticks() * 1_000_000)
+
+    def start(self, on_press: PressHandler) -> None:
+        with self._lock:
+            self._handler = on_press
+
+    def stop(self) -> None:
+        with self._lock:
+            self._handler = None
+        for watcher in self.watchers:
+            watcher.pin.when_changed = None
+
+    def _edge(self, watcher: PinWatcher, ticks: float, high: bool) -> None:
+        with self._lock:
+            if high:
+                watcher.pressed_since = None
+                if watcher.health.stuck:
+                    watcher.health.stuck = False  # released: the button counts again
+                return
+            if watcher.pressed_since is None:
+                watcher.pressed_since = ticks
+            if watcher.health.stuck:
+                return
+            if ticks < watcher.masked_until or watcher.candidate_ticks is not None:
+                watcher.health.bounces += 1
+                return
+            watcher.candidate_ticks = ticks
+            watcher.masked_until = ticks + self.mask_s
+        self._schedule(self.confirm_s, lambda: self._confirm(watcher, ticks))
+
+    def _confirm(self, watcher: PinWatcher, ticks: float) -> None:
+        with self._lock:
+            watcher.candidate_ticks = None
+            if watcher.pin.state:  # back up: a glitch, not a press
+                watcher.health.noise += 1
+                return
+            watcher.health.presses += 1
+            handler = self._handler
+            press = Press(f"{self.name}:{watcher.button}", int(ticks * 1_000_000) + self._offset_us, self.name,
+                          self.uncertainty_us)
+        self._schedule(self.stuck_s, lambda: self._check_stuck(watcher, ticks))
+        if handler is not None:
+            handler(press)
+
+    def _check_stuck(self, watcher: PinWatcher, ticks: float) -> None:
+        with self._lock:
+            if watcher.pressed_since is not None and watcher.pressed_since <= ticks and not watcher.pin.state:
+                watcher.health.stuck = True
+
+    def health(self) -> SourceHealth:
+        with self._lock:
+            stuck = [w.button for w in self.watchers if w.health.stuck]
+            detail = ", ".join(
+                f"{w.button}: {w.health.presses} presses, {w.health.bounces} bounces, {w.health.noise} noise"
+                + (" STUCK" if w.health.stuck else "") for w in self.watchers)
+            healthy = not stuck and not self._problem
+            return SourceHealth(self.name, self.kind, healthy, self._problem or detail, self.uncertainty_us)

@@ -1,0 +1,148 @@
+"""GPIO buttons with gpiozero's MockFactory and controlled edge times."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import pytest
+from gpiozero import Device
+from gpiozero.pins.mock import MockFactory
+
+from companion.buzzers.gpio import GpioSource
+from companion.buzzers.referee import RoundSpec, TimedPress, arm, decide, press
+from companion.buzzers.sources import Press
+
+
+class EdgeClock:
+    """The kernel's edge timestamps, as the mock pins report them: set by the test."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Later:
+    """Scheduled actions run only when the test says time has passed."""
+
+    def __init__(self) -> None:
+        self.pending: list[tuple[float, Callable[[], None]]] = []
+
+    def __call__(self, delay: float, action: Callable[[], None]) -> None:
+        self.pending.append((delay, action))
+
+    def run(self, up_to: float = float("inf")) -> None:
+        due = [a for a in self.pending if a[0] <= up_to]
+        self.pending = [a for a in self.pending if a[0] > up_to]
+        for _, action in due:
+            action()
+
+
+class HostClock:
+    def __init__(self, edges: EdgeClock) -> None:
+        self.edges = edges
+
+    def now_us(self) -> int:
+        return int(self.edges.now * 1_000_000)
+
+    def wall_ms(self) -> int:
+        return 0
+
+
+@pytest.fixture
+def edges(monkeypatch) -> EdgeClock:
+    clock = EdgeClock()
+    monkeypatch.setattr("gpiozero.pins.mock.monotonic", clock)
+    return clock
+
+
+@pytest.fixture
+def factory(edges: EdgeClock) -> Iterator[MockFactory]:
+    mock = MockFactory()
+    Device.pin_factory = mock
+    yield mock
+    mock.reset()
+    Device.pin_factory = None
+
+
+@pytest.fixture
+def later() -> Later:
+    return Later()
+
+
+def source_with(factory, edges, later, presses: list[Press]) -> GpioSource:
+    source = GpioSource({"1": 17, "2": 27, "3": 22}, HostClock(edges), factory, later)
+    source.start(presses.append)
+    return source
+
+
+def edge(factory: MockFactory, edges: EdgeClock, pin: int, at: float, low: bool) -> None:
+    edges.now = at
+    (factory.pin(pin).drive_low if low else factory.pin(pin).drive_high)()
+
+
+def test_order_follows_edge_ticks_even_when_callbacks_arrive_out_of_order(factory, edges, later) -> None:
+    presses: list[Press] = []
+    source_with(factory, edges, later, presses)
+    edge(factory, edges, 27, 100.300_400, True)  # seat 2's edge is delivered first...
+    edge(factory, edges, 17, 100.300_100, True)  # ...but seat 1's happened 300 us earlier
+    later.run()
+    round_ = arm(RoundSpec("race", 100_000_000, 5_000_000))
+    for p in presses:
+        round_ = press(round_, TimedPress(p.button, p.t_us, p.uncertainty_us, p.source))
+    decision = decide(round_, 200_000_000)
+    assert decision is not None and decision.winner == "gpio:1"
+    assert [p.t_us for p in decision.order] == [100_300_100, 100_300_400]
+
+
+def test_a_bounce_train_keeps_the_first_edges_time(factory, edges, later) -> None:
+    presses: list[Press] = []
+    source = source_with(factory, edges, later, presses)
+    t = 100.5
+    for i in range(6):  # contact bounce: low, high, low, high... within a millisecond
+        edge(factory, edges, 17, t + i * 0.000_15, i % 2 == 0)
+    edge(factory, edges, 17, t + 0.001, True)
+    later.run()
+    assert [p.t_us for p in presses] == [100_500_000]
+    assert source.watchers[0].health.bounces >= 3
+
+
+def test_an_edge_that_does_not_stay_pressed_is_noise_not_a_press(factory, edges, later) -> None:
+    presses: list[Press] = []
+    source = source_with(factory, edges, later, presses)
+    edge(factory, edges, 22, 101.0, True)
+    edge(factory, edges, 22, 101.000_5, False)  # released before the 5 ms confirmation
+    later.run(up_to=0.005)
+    assert presses == []
+    assert source.watchers[2].health.noise == 1
+
+
+def test_a_stuck_button_is_flagged_and_excluded_until_released(factory, edges, later) -> None:
+    presses: list[Press] = []
+    source = source_with(factory, edges, later, presses)
+    edge(factory, edges, 17, 102.0, True)
+    later.run(up_to=0.005)
+    assert len(presses) == 1
+    later.run()  # five seconds later it is still held down
+    assert source.watchers[0].health.stuck
+    health = source.health()
+    assert not health.healthy and "1: 1 presses" in health.detail and "STUCK" in health.detail
+    edge(factory, edges, 17, 108.0, False)
+    assert not source.watchers[0].health.stuck, "released: it counts again"
+    edge(factory, edges, 17, 109.0, True)
+    later.run(up_to=0.005)
+    assert len(presses) == 2
+
+
+def test_pin_callbacks_live_as_long_as_the_source(factory, edges, later) -> None:
+    """gpiozero keeps callbacks by weak reference: a lambda would be collected and go silent."""
+    import gc
+
+    presses: list[Press] = []
+    source = source_with(factory, edges, later, presses)
+    gc.collect()
+    edge(factory, edges, 27, 103.0, True)
+    later.run(up_to=0.005)
+    assert [p.button for p in presses] == ["gpio:2"]
+    assert source.health().healthy
