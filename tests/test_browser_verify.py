@@ -60,7 +60,8 @@ def test_the_browser_and_the_cli_give_the_same_verdicts(table: Table, chromium: 
         service.stop()
 
 
-def test_the_page_checks_a_file_a_player_was_given(table: Table, chromium: Browser, tmp_path: Path) -> None:
+def test_the_page_checks_a_file_a_player_was_given(table: Table, chromium: Browser, tmp_path: Path,
+                                                   artifacts: Path) -> None:
     honest = played(table)
     service = ServiceProcess(tmp_path / "data").start()
     page = chromium.new_page()
@@ -81,7 +82,7 @@ def test_the_page_checks_a_file_a_player_was_given(table: Table, chromium: Brows
         page.wait_for_selector("#verdict.bad")
         assert "Not verified" in page.locator("#verdict h2").inner_text()
         assert f"event {find(bad, 'dice_rolled', 0)['seq']}:" in page.locator(".problems").inner_text()
-        page.screenshot(path=str(Path("test-artifacts") / "verify-bad-en.png"), full_page=True)
+        page.screenshot(path=str(artifacts / "verify-bad-en.png"), full_page=True)
     finally:
         page.close()
         service.stop()
