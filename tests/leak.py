@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from companion.games.base import HOST, TABLE, Command, GameDefinition, Viewer, seat
+from companion.games.base import HOST, SYSTEM, TABLE, Command, GameDefinition, Viewer, seat
 from companion.store import EventStore
 from companion.table.session import Table, TableSettings
 from tests.conftest import ManualClock, seeded
@@ -36,6 +36,8 @@ class LeakReport:
     views_checked: int = 0
     secrets_seen: int = 0
     leaks: list[Leak] = field(default_factory=list)
+    event_types: set[str] = field(default_factory=set)
+    """Every kind of event the random play reached."""
     hidden_by_position: dict[int, dict[str, set[str]]] = field(default_factory=dict)
     """For each log position: per viewer, the secrets it may not see then (for stream checks)."""
 
@@ -102,7 +104,7 @@ def play(
                 assert outcome.ok, outcome.rejection
                 check_table(table, report)
                 for _ in range(steps):
-                    actor = rnd.choice(viewers(seats))
+                    actor = rnd.choice([*viewers(seats), SYSTEM])
                     run = table.run
                     assert run is not None
                     candidates = definition.actions(run.state, actor) + junk_commands(rnd, seats)
@@ -111,6 +113,7 @@ def play(
                     report.commands += 1
                     report.accepted += outcome.ok
                     check_table(table, report)
+            report.event_types = {e.type for e in store.read_all()}
         finally:
             store.close()
     return report

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from companion.games.base import GameDefinition
+from companion.games.buzzer_quiz import BUZZER_QUIZ
 from companion.games.dice_tray import DICE_TRAY
 
-GAMES: Mapping[str, GameDefinition[Any]] = {game.id: game for game in (DICE_TRAY,)}
+GAMES: Mapping[str, GameDefinition[Any]] = {game.id: game for game in (DICE_TRAY, BUZZER_QUIZ)}

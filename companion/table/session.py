@@ -90,6 +90,9 @@ class Table:
         self._lock = threading.RLock()
         self._views: dict[str, dict[str, Any]] = {}
         self._views_revision = -1
+        self.observers: list[Callable[[tuple[RecordedEvent, ...]], None]] = []
+        """Told of every committed batch of events, after the pages (I/O-side components such as
+        the round keeper react to what the rules decided)."""
 
     @classmethod
     def open(
@@ -138,6 +141,8 @@ class Table:
                     outcome = replace(outcome, view=self.view(actor))
         if outcome.ok:
             self.broadcaster.publish(outcome.position)
+            for observer in list(self.observers):
+                observer(outcome.events)
         else:
             assert outcome.rejection is not None
             log.info("refused %s from %s: %s %s", command.name, actor, outcome.rejection.code,

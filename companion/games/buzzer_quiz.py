@@ -1,0 +1,191 @@
+"""Buzzer quiz: the host arms a round, the first press wins, the table shows who and by how much.
+
+Useful on its own for any quiz, and the proving ground of the reaction referee. The presses
+never pass through here one by one: the round keeper (an I/O-side component) referees them and
+settles the round with one command carrying the referee's decision, so the log keeps every
+press of every round and a round can be explained later. A tie is settled by the table's rule:
+a verifiable random draw among the tied, or a new round.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from companion.fairness.rng import RandomSource
+from companion.games.base import Command, Event, GameDefinition, OptionsError, Rejection, SeatInfo, Secret, Viewer
+
+MODES = ("race", "hands_off")
+TIE_RULES = ("draw", "rearm")
+PENALTIES = ("none", "lockout_round", "lockout_ms")
+RECENT_ROUNDS = 10
+BOARD_SAMPLES = 50
+
+
+@dataclass(frozen=True, slots=True)
+class QuizState:
+    seats: tuple[SeatInfo, ...]
+    options: Mapping[str, Any]
+    round: int = 0
+    armed: Mapping[str, Any] | None = None
+    results: tuple[Mapping[str, Any], ...] = ()
+    board: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+
+
+def normalize_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    window = options.get("window_s", 5.0)
+    if isinstance(window, bool) or not isinstance(window, int | float) or not 0.5 <= window <= 60:
+        raise OptionsError("window_s", "a number of seconds from 0.5 to 60")
+    tie = options.get("tie_rule", "draw")
+    if tie not in TIE_RULES:
+        raise OptionsError("tie_rule", f"one of {', '.join(TIE_RULES)}")
+    penalty = options.get("false_start", "none")
+    if penalty not in PENALTIES:
+        raise OptionsError("false_start", f"one of {', '.join(PENALTIES)}")
+    lockout = options.get("lockout_ms", 250)
+    if isinstance(lockout, bool) or not isinstance(lockout, int) or not 0 <= lockout <= 10_000:
+        raise OptionsError("lockout_ms", "whole milliseconds from 0 to 10000")
+    grace = options.get("grace_ms", 2)
+    if isinstance(grace, bool) or not isinstance(grace, int | float) or not 0 <= grace <= 1000:
+        raise OptionsError("grace_ms", "milliseconds from 0 to 1000")
+    return {"window_s": float(window), "tie_rule": tie, "false_start": penalty, "lockout_ms": lockout,
+            "grace_ms": float(grace)}
+
+
+def setup(options: Mapping[str, Any], seats: Sequence[SeatInfo], rng: RandomSource) -> QuizState:
+    return QuizState(tuple(seats), dict(options))
+
+
+def validate(state: QuizState, actor: Viewer, command: Command) -> Rejection | None:
+    name = command.name
+    if name in ("arm", "cancel_round"):
+        if actor.kind not in ("host", "table"):
+            return Rejection("host_only")
+        if name == "arm":
+            if state.armed is not None:
+                return Rejection("round_in_progress")
+            if command.args.get("mode", "race") not in MODES:
+                return Rejection("bad_arguments", {"detail": "mode"})
+            return None
+        return None if state.armed is not None else Rejection("no_round")
+    if name == "settle":
+        if actor.kind != "system":
+            return Rejection("not_authorized")
+        decision = command.args.get("decision")
+        if state.armed is None or command.args.get("round") != state.round or not isinstance(decision, dict):
+            return Rejection("no_round")
+        return None
+    return Rejection("unknown_command", {"command": name[:40]})
+
+
+def decide(state: QuizState, actor: Viewer, command: Command, rng: RandomSource) -> list[Event]:
+    if command.name == "arm":
+        opts = state.options
+        return [Event("round_armed", {
+            "round": state.round + 1, "at_us": command.at_us, "mode": command.args.get("mode", "race"),
+            "window_us": int(opts["window_s"] * 1_000_000), "grace_us": int(opts["grace_ms"] * 1000),
+            "penalty": opts["false_start"], "lockout_us": opts["lockout_ms"] * 1000,
+        })]
+    if command.name == "cancel_round":
+        return [Event("round_cancelled", {"round": state.round})]
+    decision = dict(command.args["decision"])
+    settled = {"round": state.round, "decision": decision, "drawn_from": None, "winner": decision.get("winner")}
+    if decision.get("outcome") == "tie" and state.options["tie_rule"] == "draw":
+        tied = sorted(decision.get("tied_first") or [])
+        if tied:
+            settled["drawn_from"] = tied
+            settled["winner"] = tied[rng.randbelow(len(tied), f"round {state.round} tie among {len(tied)}")]
+    return [Event("round_settled", settled)]
+
+
+def evolve(state: QuizState, event: Event) -> QuizState:
+    data = event.data
+    if event.type == "round_armed":
+        return replace(state, round=data["round"], armed=dict(data))
+    if event.type == "round_cancelled":
+        return replace(state, armed=None)
+    if event.type == "round_settled":
+        board = dict(state.board)
+        armed = state.armed or {}
+        if armed.get("mode") == "race":
+            for row in data["decision"].get("order", []):
+                board[row["who"]] = (*board.get(row["who"], ()), int(row["after_arm_us"]))[-BOARD_SAMPLES:]
+        result = {**data, "mode": armed.get("mode")}
+        return replace(state, armed=None, results=(result, *state.results)[:RECENT_ROUNDS], board=board)
+    raise ValueError(f"the buzzer quiz has no event {event.type!r}")
+
+
+def view(state: QuizState, viewer: Viewer) -> dict[str, Any]:
+    board = {}
+    for who, samples in state.board.items():
+        ordered = sorted(samples)
+        board[who] = {"count": len(samples), "best_us": ordered[0], "median_us": ordered[len(ordered) // 2],
+                      "samples": list(samples)}
+    return {
+        "game": "buzzer-quiz",
+        "round": state.round,
+        "armed": None if state.armed is None else {k: state.armed[k] for k in ("round", "mode", "window_us")},
+        "results": list(state.results),
+        "board": board,
+        "options": dict(state.options),
+    }
+
+
+def actions(state: QuizState, viewer: Viewer) -> list[Command]:
+    """The host and the table arm and cancel rounds; the system settles them (the round keeper
+    sends the referee's real decision; these two examples let random play reach every event)."""
+    if viewer.kind == "system":
+        if state.armed is None or len(state.seats) < 2:
+            return []
+        a, b = (f"seat:{s.number}" for s in state.seats[:2])
+        at = int(state.armed["at_us"])
+        tie = {"outcome": "tie", "winner": None, "tied_first": [a, b], "ties": [[a, b]], "false_starts": [],
+               "order": [{"who": who, "t_us": at + 300_000, "uncertainty_us": 0, "source": "simulated",
+                          "after_arm_us": 300_000, "gap_us": 0} for who in (a, b)]}
+        none: dict[str, Any] = {"outcome": "no_reaction", "winner": None, "tied_first": [], "ties": [], "order": [],
+                "false_starts": []}
+        return [Command("settle", {"round": state.round, "decision": d}) for d in (tie, none)]
+    if viewer.kind not in ("host", "table"):
+        return []
+    return [Command("arm", {"mode": "race"}), Command("arm", {"mode": "hands_off"}), Command("cancel_round")]
+
+
+def describe(event: Event, lang: str) -> str:
+    data = event.data
+    if event.type == "round_armed":
+        return f"round {data['round']} armed ({data['mode']})"
+    if event.type == "round_settled":
+        return f"round {data['round']}: {data['decision'].get('outcome')}, winner {data.get('winner')}"
+    return event.type
+
+
+def secrets(state: QuizState) -> list[Secret]:
+    return []
+
+
+BUZZER_QUIZ: GameDefinition[QuizState] = GameDefinition(
+    id="buzzer-quiz",
+    title={"en": "Buzzer quiz", "fr": "Quiz aux buzzers"},
+    min_seats=2,
+    max_seats=13,
+    normalize_options=normalize_options,
+    setup=setup,
+    validate=validate,
+    decide=decide,
+    evolve=evolve,
+    view=view,
+    secrets=secrets,
+    describe=describe,
+    actions=actions,
+    options_schema=lambda defaults: [{
+        "key": "tie_rule",
+        "label": {"en": "When two presses are too close to call", "fr": "Quand deux appuis sont trop proches"},
+        "choices": [
+            {"value": "draw",
+             "label": {"en": "draw the winner (verifiable)", "fr": "tirer le gagnant au sort (vérifiable)"}},
+            {"value": "rearm", "label": {"en": "play the round again", "fr": "rejouer la manche"}},
+        ],
+        "default": "draw",
+    }],
+)

@@ -1,0 +1,119 @@
+"""The buzzer quiz end to end in the table: arm, presses from sources, the referee's decision."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from companion.buzzers.rounds import RoundKeeper
+from companion.buzzers.sources import Press, SimulatedSource
+from companion.games.base import HOST, TABLE, Command
+from companion.store import EventStore
+from tests.conftest import ManualClock
+
+
+class Later:
+    def __init__(self) -> None:
+        self.pending: list[Callable[[], None]] = []
+
+    def __call__(self, delay: float, action: Callable[[], None]) -> None:
+        self.pending.append(action)
+
+    def run(self) -> None:
+        pending, self.pending = self.pending, []
+        for action in pending:
+            action()
+
+
+@pytest.fixture
+def quiz(table, clock: ManualClock):
+    later = Later()
+    keeper = RoundKeeper(table, clock, later, lambda button: int(button.split(":")[1]))
+    source = SimulatedSource(clock)
+    source.start(keeper.on_press)
+    assert table.handle(HOST, Command("start_game", {"game": "buzzer-quiz"})).ok
+    return table, keeper, source, later
+
+
+def last_result(table) -> dict:
+    return table.view(TABLE)["game"]["view"]["results"][0]
+
+
+def test_a_race_is_won_by_the_first_press_with_gaps_in_the_log(quiz, clock: ManualClock, store: EventStore) -> None:
+    table, _keeper, source, later = quiz
+    table.handle(HOST, Command("arm", {"mode": "race"}))
+    clock.advance(250_000)
+    source.press(3)
+    clock.advance(40_000)
+    source.press(1)
+    clock.advance(1_000)
+    later.run()
+    assert table.view(TABLE)["game"]["view"]["armed"] is None, "settled once the grace period passed"
+    result = last_result(table)
+    assert result["winner"] == "seat:3"
+    order = result["decision"]["order"]
+    assert [(r["who"], r["after_arm_us"], r["gap_us"]) for r in order] == [("seat:3", 250_000, 0),
+                                                                          ("seat:1", 290_000, 40_000)]
+    settled = store.read(table.run.game_id)[-1]
+    assert settled.type == "round_settled" and settled.actor == "system"
+    board = table.view(TABLE)["game"]["view"]["board"]
+    assert board["seat:3"]["best_us"] == 250_000
+
+
+def test_a_tie_is_settled_by_a_verifiable_draw_not_by_seat_order(quiz, clock: ManualClock) -> None:
+    table, _keeper, source, later = quiz
+    table.handle(HOST, Command("arm", {"mode": "race"}))
+    clock.advance(100_000)
+    source.press(2)
+    source.press(5)  # the same microsecond: simulated presses are exact, so this is a true tie
+    clock.advance(3_000)
+    later.run()
+    result = last_result(table)
+    assert result["decision"]["outcome"] == "tie"
+    assert result["drawn_from"] == ["seat:2", "seat:5"]
+    assert result["winner"] in ("seat:2", "seat:5")
+    assert table.store.read(table.run.game_id)[-1].draws, "the draw is recorded for the verifier"
+
+
+def test_false_starts_are_caught_even_before_the_round_opens(quiz, clock: ManualClock) -> None:
+    table, _keeper, source, later = quiz
+    source.press(4)
+    clock.advance(30_000)
+    table.handle(HOST, Command("arm", {"mode": "race"}))
+    clock.advance(5_000_001)
+    later.run()
+    result = last_result(table)
+    assert result["decision"]["outcome"] == "no_reaction"
+    assert [(f["who"], f["early_us"]) for f in result["decision"]["false_starts"]] == [("seat:4", 30_000)]
+
+
+def test_a_hands_off_round_reports_every_fault_at_the_end_of_the_window(quiz, clock: ManualClock) -> None:
+    table, _keeper, source, later = quiz
+    table.handle(HOST, Command("arm", {"mode": "hands_off"}))
+    clock.advance(1_200_000)
+    source.press(6)
+    later.run()
+    assert table.view(TABLE)["game"]["view"]["armed"] is not None, "the window is still open"
+    clock.advance(4_000_000)
+    later.run()
+    result = last_result(table)
+    assert result["decision"]["outcome"] == "faults"
+    assert result["decision"]["order"][0]["who"] == "seat:6"
+
+
+def test_presses_of_unpaired_buttons_are_kept_for_the_host_and_change_nothing(table, clock) -> None:
+    keeper = RoundKeeper(table, clock, Later(), lambda button: None)
+    keeper.on_press(Press("gpio:9", clock.now_us(), "gpio", 20))
+    assert [p.button for p in keeper.unmapped] == ["gpio:9"]
+
+
+def test_only_the_system_settles_and_only_the_host_arms(quiz) -> None:
+    table, *_ = quiz
+    fake = {"round": 1, "decision": {"outcome": "winner", "winner": "seat:1", "order": []}}
+    table.handle(HOST, Command("arm", {"mode": "race"}))
+    assert table.handle(HOST, Command("settle", fake)).rejection.code == "not_authorized"
+    from companion.games.base import seat
+
+    assert table.handle(seat(1), Command("arm", {})).rejection.code == "host_only"
+    assert table.handle(HOST, Command("arm", {})).rejection.code == "round_in_progress"
