@@ -8,6 +8,7 @@ import pytest
 
 from companion.config import load_config
 from companion.games.base import GameDefinition
+from companion.games.buzzer_quiz import BUZZER_QUIZ
 from companion.games.registry import GAMES
 from tests.leak import play
 from tests.secret_cards import LEAKY, SECRET_CARDS
@@ -24,9 +25,12 @@ REACHED = {
 }
 
 
-@pytest.mark.parametrize("game_id", sorted(GAMES))
+ALL_GAMES = {**GAMES, BUZZER_QUIZ.id: BUZZER_QUIZ}
+
+
+@pytest.mark.parametrize("game_id", sorted(ALL_GAMES))
 def test_no_game_leaks_a_secret_to_any_viewer(game_id: str) -> None:
-    game = GAMES[game_id]
+    game = ALL_GAMES[game_id]
     report = play(game, default_options(game), seats=4, games=60, steps=40, seed=3)
     accepted, events = REACHED[game_id]
     assert report.commands == 2400

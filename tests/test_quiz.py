@@ -9,7 +9,10 @@ import pytest
 from companion.buzzers.rounds import RoundKeeper
 from companion.buzzers.sources import Press, SimulatedSource
 from companion.games.base import HOST, TABLE, Command
+from companion.games.buzzer_quiz import BUZZER_QUIZ
+from companion.games.registry import GAMES
 from companion.store import EventStore
+from companion.table.session import Table, TableSettings
 from tests.conftest import ManualClock
 
 
@@ -24,6 +27,11 @@ class Later:
         pending, self.pending = self.pending, []
         for action in pending:
             action()
+
+
+@pytest.fixture
+def table(store: EventStore, clock: ManualClock, seeds, settings: TableSettings) -> Table:
+    return Table.open(store, {**GAMES, BUZZER_QUIZ.id: BUZZER_QUIZ}, clock, seeds, settings)
 
 
 @pytest.fixture
