@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from companion.buzzers.sources import Press, PressHandler, SourceHealth
+from companion.buzzers.sources import HandlerSlot, Press, SourceHealth
 from companion.clock import Clock
 
 Scheduler = Callable[[float, Callable[[], None]], Any]
@@ -56,7 +56,7 @@ class PinWatcher:
         self.source._edge(self, ticks, bool(state))
 
 
-class GpioSource:
+class GpioSource(HandlerSlot):
     kind = "gpio"
 
     def __init__(
@@ -73,14 +73,13 @@ class GpioSource:
     ) -> None:
         from gpiozero import Device
 
+        super().__init__()
         self.name = name
         self._clock = clock
         self._factory = factory or Device.pin_factory or Device._default_pin_factory()
         self._schedule = scheduler
         self.confirm_s, self.mask_s, self.stuck_s = confirm_s, mask_s, stuck_s
         self.uncertainty_us = uncertainty_us
-        self._handler: PressHandler | None = None
-        self._lock = threading.Lock()
         self._problem = ""
         self.watchers: list[PinWatcher] = []
         for button, number in pins.items():
@@ -95,13 +94,8 @@ class GpioSource:
         # offset once so presses land on the host timeline even if they were different clocks.
         self._offset_us = self._clock.now_us() - int(self._factory.ticks() * 1_000_000)
 
-    def start(self, on_press: PressHandler) -> None:
-        with self._lock:
-            self._handler = on_press
-
     def stop(self) -> None:
-        with self._lock:
-            self._handler = None
+        super().stop()
         for watcher in self.watchers:
             watcher.pin.when_changed = None
 

@@ -54,21 +54,12 @@ class PressSource(Protocol):
     def health(self) -> SourceHealth: ...
 
 
-class SimulatedSource:
-    """Virtual buttons pressed by software (keyboard, a control page, a demo), stamped on arrival.
+class HandlerSlot:
+    """Where a source delivers its presses: set by start, cleared by stop, read under a lock."""
 
-    Its presses are exact on the host timeline, so it reports zero uncertainty.
-    """
-
-    kind = "simulated"
-
-    def __init__(self, clock: Clock, buttons: int = 13, name: str = "simulated") -> None:
-        self.name = name
-        self.buttons = buttons
-        self._clock = clock
+    def __init__(self) -> None:
         self._handler: PressHandler | None = None
         self._lock = threading.Lock()
-        self.presses = 0
 
     def start(self, on_press: PressHandler) -> None:
         with self._lock:
@@ -77,6 +68,22 @@ class SimulatedSource:
     def stop(self) -> None:
         with self._lock:
             self._handler = None
+
+
+class SimulatedSource(HandlerSlot):
+    """Virtual buttons pressed by software (keyboard, a control page, a demo), stamped on arrival.
+
+    Its presses are exact on the host timeline, so it reports zero uncertainty.
+    """
+
+    kind = "simulated"
+
+    def __init__(self, clock: Clock, buttons: int = 13, name: str = "simulated") -> None:
+        super().__init__()
+        self.name = name
+        self.buttons = buttons
+        self._clock = clock
+        self.presses = 0
 
     def press(self, button: int) -> Press:
         if not 1 <= button <= self.buttons:
