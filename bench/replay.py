@@ -13,9 +13,9 @@ from pathlib import Path
 
 from companion.clock import MonotonicClock
 from companion.config import load_config
-from companion.fairness.rng import SystemRandomSource
 from companion.games.base import HOST, TABLE, Command
 from companion.games.registry import GAMES
+from companion.service import new_seed
 from companion.store import EventStore
 from companion.table.session import Table, TableSettings
 
@@ -27,7 +27,7 @@ def main(sizes: list[int]) -> None:
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "events.sqlite3"
             store = EventStore.open(path)
-            table = Table.open(store, GAMES, MonotonicClock(), SystemRandomSource(), settings)
+            table = Table.open(store, GAMES, MonotonicClock(), new_seed, settings)
             table.handle(HOST, Command("start_game", {"game": "dice-tray"}))
             started = time.perf_counter()
             for i in range(size):
@@ -39,7 +39,7 @@ def main(sizes: list[int]) -> None:
             reopened = EventStore.open(path)
             open_s = time.perf_counter() - started
             started = time.perf_counter()
-            Table.open(reopened, GAMES, MonotonicClock(), SystemRandomSource(), settings)
+            Table.open(reopened, GAMES, MonotonicClock(), new_seed, settings)
             replay_s = time.perf_counter() - started
             reopened.close()
             size_mb = path.stat().st_size / 1e6

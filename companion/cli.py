@@ -133,7 +133,9 @@ def serve(args: argparse.Namespace) -> int:
 
 
 def _open_log(data: Path) -> EventStore:
-    return EventStore.open(data / "companion.sqlite3", read_only=True)
+    from companion.service import DATABASE_NAME
+
+    return EventStore.open(data / DATABASE_NAME, read_only=True)
 
 
 def _games(store: EventStore) -> list[str]:

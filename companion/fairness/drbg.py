@@ -51,8 +51,8 @@ def draw(master: bytes, counter: int, purpose: str, bound: int) -> int:
     Candidates are read `width` bytes at a time from blocks 0, 1, 2... of the draw's stream; a
     candidate is never split across two blocks (the rest of a block is skipped).
     """
-    if bound < 1:
-        raise ValueError(f"a draw needs a positive bound, got {bound}")
+    if isinstance(bound, bool) or not isinstance(bound, int) or bound < 1:
+        raise ValueError(f"a draw needs a positive integer bound, got {bound!r}")
     if bound == 1:
         return 0
     bits = (bound - 1).bit_length()
@@ -79,8 +79,6 @@ class SeededRandomSource:
         self.draws: list[Draw] = []
 
     def randbelow(self, bound: int, purpose: str) -> int:
-        if not isinstance(bound, int) or bound < 1:
-            raise ValueError(f"a draw needs a positive integer bound, got {bound!r}")
         value = draw(self.master, self.counter, purpose, bound)
         self.draws.append(Draw(purpose, bound, value, self.counter, self.epoch))
         self.counter += 1

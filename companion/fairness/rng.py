@@ -7,7 +7,6 @@ calling any random generator and, later, checked against a committed seed.
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
@@ -50,30 +49,6 @@ class Draw:
         return cls(purpose, bound, value, counter, epoch)
 
 
-class SystemRandomSource:
-    """The operating system's CSPRNG (`secrets`), which has no modulo bias in `randbelow`."""
-
-    def randbelow(self, bound: int, purpose: str) -> int:
-        _check_bound(bound)
-        return secrets.randbelow(bound)
-
-
-class RecordingRandomSource:
-    """Wraps a source for one command and keeps the draws it made, in order."""
-
-    def __init__(self, source: RandomSource) -> None:
-        self._source = source
-        self.draws: list[Draw] = []
-
-    def randbelow(self, bound: int, purpose: str) -> int:
-        _check_bound(bound)
-        value = self._source.randbelow(bound, purpose)
-        if not 0 <= value < bound:
-            raise ValueError(f"random source returned {value} outside [0, {bound})")
-        self.draws.append(Draw(purpose, bound, value))
-        return value
-
-
 class ReplayRandomSource:
     """Feeds back recorded draws; refuses any draw that differs from the record."""
 
@@ -95,16 +70,6 @@ class ReplayRandomSource:
 
     def finished(self) -> bool:
         return self._next == len(self._draws)
-
-
-def _check_bound(bound: int) -> None:
-    if not isinstance(bound, int) or bound < 1:
-        raise ValueError(f"a draw needs a positive integer bound, got {bound!r}")
-
-
-def choose_index(rng: RandomSource, count: int, purpose: str) -> int:
-    """Index of one of `count` equally likely options."""
-    return rng.randbelow(count, purpose)
 
 
 def shuffled(rng: RandomSource, items: list, purpose: str) -> list:

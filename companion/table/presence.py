@@ -34,7 +34,3 @@ class Presence:
     def connected(self, viewer: Viewer) -> bool:
         with self._lock:
             return self._open.get(str(viewer), 0) > 0
-
-    def count(self, viewer: Viewer) -> int:
-        with self._lock:
-            return self._open.get(str(viewer), 0)

@@ -42,7 +42,6 @@ from companion.table.seating import JOIN_CODE_ALPHABET, JOIN_CODE_LENGTH, TableS
 log = logging.getLogger(__name__)
 
 TABLE_STREAM = "table"
-LIFECYCLE_COMMANDS = ("start_game", "end_game", "undo")
 
 
 @dataclass(frozen=True, slots=True)
