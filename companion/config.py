@@ -22,7 +22,7 @@ from companion.table.seating import MAX_SEATS, MIN_SEATS
 
 DEFAULT_CONFIG_NAME = "companion.toml"
 LANGUAGES = ("en", "fr")
-BUTTON_SOURCES = ("auto", "simulated")
+BUTTON_SOURCES = ("auto", "simulated", "gpio")
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +45,15 @@ class TableConfig:
 @dataclass(frozen=True, slots=True)
 class ButtonsConfig:
     source: str = "auto"
+    """"auto": the configured hardware, else simulated buttons; "gpio"; "simulated"."""
+    gpio_pins: tuple[int, ...] = ()
+    """BCM numbers of the Pi's GPIO pins with a button to ground (one per player)."""
+    confirm_ms: float = 5.0
+    """A press must still be held this long after its first edge to count (else it is noise)."""
+    mask_ms: float = 50.0
+    """After a press, further edges of that pin are bounces for this long."""
+    stuck_s: float = 5.0
+    """A button held down this long is flagged stuck and ignored until released."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +79,7 @@ def load_catalogue(dice: Mapping[str, Any], presets: Mapping[str, Any], source: 
 _SECTIONS: dict[str, set[str]] = {
     "server": {"host", "port", "threads", "public_url"},
     "table": {"seats", "language", "undo", "tray"},
-    "buttons": {"source"},
+    "buttons": {"source", "gpio_pins", "confirm_ms", "mask_ms", "stuck_s"},
     "data": {"dir"},
     "dice": set(),
     "dice_presets": set(),
@@ -131,7 +140,14 @@ def load_config(path: Path | None, overrides: Mapping[str, Any] | None = None) -
     )
     buttons = ButtonsConfig(
         source=_choice(get("buttons.source", "auto"), "buttons.source", BUTTON_SOURCES, where("buttons.source")),
+        gpio_pins=_pins(get("buttons.gpio_pins", []), "buttons.gpio_pins", where("buttons.gpio_pins")),
+        confirm_ms=_number(get("buttons.confirm_ms", 5.0), "buttons.confirm_ms", 0.5, 100, where("buttons.confirm_ms")),
+        mask_ms=_number(get("buttons.mask_ms", 50.0), "buttons.mask_ms", 1, 2000, where("buttons.mask_ms")),
+        stuck_s=_number(get("buttons.stuck_s", 5.0), "buttons.stuck_s", 1, 600, where("buttons.stuck_s")),
     )
+    if buttons.source == "gpio" and not buttons.gpio_pins:
+        raise ConfigError("buttons.gpio_pins", 'list the GPIO pins with buttons (source = "gpio" needs them)',
+                          where("buttons.gpio_pins"))
     data_value = _text(get("data.dir", "data"), "data.dir", where("data.dir"), allow_empty=False)
     data_dir = Path(data_value).expanduser()
     if not data_dir.is_absolute() and path is not None and "data.dir" not in cli_keys:
@@ -157,6 +173,31 @@ def _int(value: Any, key: str, low: int, high: int, source: str | None) -> int:
     if not low <= value <= high:
         raise ConfigError(key, f"must be from {low} to {high} (got {value})", source)
     return value
+
+
+def _number(value: Any, key: str, low: float, high: float, source: str | None) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ConfigError(key, f"must be a number from {low:g} to {high:g} (got {value!r})", source)
+    if not low <= value <= high:
+        raise ConfigError(key, f"must be from {low:g} to {high:g} (got {value})", source)
+    return float(value)
+
+
+GPIO_PINS = range(2, 28)
+"""The BCM numbers on the 40-pin header of every Pi since the B+."""
+
+
+def _pins(value: Any, key: str, source: str | None) -> tuple[int, ...]:
+    if not isinstance(value, list) or any(isinstance(v, bool) or not isinstance(v, int) for v in value):
+        raise ConfigError(key, f"must be a list of GPIO numbers such as [17, 27, 22] (got {value!r})", source)
+    wrong = [v for v in value if v not in GPIO_PINS]
+    if wrong:
+        raise ConfigError(key, f"GPIO{wrong[0]} is not on the header (BCM numbers 2 to 27)", source)
+    if len(set(value)) != len(value):
+        raise ConfigError(key, "a pin is listed twice", source)
+    if len(value) > MAX_SEATS + 1:
+        raise ConfigError(key, f"at most {MAX_SEATS + 1} buttons (one per seat and an arm button)", source)
+    return tuple(value)
 
 
 def _text(value: Any, key: str, source: str | None, allow_empty: bool = True) -> str:

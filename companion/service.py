@@ -14,7 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from companion.buzzers.sources import Press, PressSource, open_sources
+from companion.buzzers.hub import ButtonHub
+from companion.buzzers.pairing import PAIRING_FILE, ButtonMap
+from companion.buzzers.sources import PressSource, Scheduler, open_sources, timer_scheduler
 from companion.clock import Clock, MonotonicClock
 from companion.config import Config
 from companion.errors import DataDirError
@@ -35,23 +37,23 @@ class Service:
     config: Config
     store: EventStore
     table: Table
-    sources: list[PressSource]
+    buttons: ButtonHub
     host_key: str
     cookie_key: bytes
     clock: Clock
     lock: DataDirLock
     started_mono: float = field(default_factory=time.monotonic)
 
+    @property
+    def sources(self) -> list[PressSource]:
+        return self.buttons.sources
+
     def uptime_s(self) -> float:
         return time.monotonic() - self.started_mono
 
     def close(self) -> None:
         self.table.broadcaster.close()
-        for source in self.sources:
-            try:
-                source.stop()
-            except Exception:  # a failing source must not keep the store open
-                log.exception("could not stop button source %s", source.name)
+        self.buttons.stop()
         self.store.close()
         self.lock.release()
 
@@ -123,7 +125,8 @@ def new_seed() -> bytes:
     return secrets.token_bytes(SEED_BYTES)
 
 
-def open_service(config: Config, clock: Clock | None = None, seeds: Callable[[], bytes] = new_seed) -> Service:
+def open_service(config: Config, clock: Clock | None = None, seeds: Callable[[], bytes] = new_seed,
+                 scheduler: Scheduler = timer_scheduler, watch_health: bool = True) -> Service:
     clock = clock or MonotonicClock()
     data_dir = prepare_data_dir(config.data_dir)
     lock = DataDirLock(data_dir)
@@ -144,15 +147,11 @@ def open_service(config: Config, clock: Clock | None = None, seeds: Callable[[],
             cookie_key = bytes.fromhex(load_secret(data_dir / COOKIE_KEY_NAME, lambda: secrets.token_hex(32), 64))
         except ValueError:
             raise DataDirError(f"{data_dir / COOKIE_KEY_NAME} is damaged; delete it (players then rejoin)") from None
-        sources = open_sources(config.buttons.source, clock)
-        for source in sources:
-            source.start(_log_press)
+        pairs = ButtonMap.load(data_dir / PAIRING_FILE)
+        buttons = ButtonHub(table, clock, open_sources(config.buttons, clock, scheduler), pairs, scheduler)
+        buttons.start(watch_health)
     except BaseException:
         store.close()
         lock.release()
         raise
-    return Service(config, store, table, sources, host_key, cookie_key, clock, lock)
-
-
-def _log_press(press: Press) -> None:
-    log.debug("press %s at %d us from %s", press.button, press.t_us, press.source)
+    return Service(config, store, table, buttons, host_key, cookie_key, clock, lock)

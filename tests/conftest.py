@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -60,6 +60,27 @@ def config_error(tmp_path: Path, toml: str) -> ConfigError:
     return caught.value
 
 
+class Later:
+    """A scheduler whose actions run only when the test says their time has come."""
+
+    def __init__(self) -> None:
+        self.pending: list[tuple[float, Callable[[], None]]] = []
+
+    def __call__(self, delay: float, action: Callable[[], None]) -> None:
+        self.pending.append((delay, action))
+
+    def run(self, up_to: float = float("inf")) -> None:
+        due = [a for a in self.pending if a[0] <= up_to]
+        self.pending = [a for a in self.pending if a[0] > up_to]
+        for _, action in due:
+            action()
+
+
+@pytest.fixture
+def later() -> Later:
+    return Later()
+
+
 @pytest.fixture
 def clock() -> ManualClock:
     return ManualClock()
@@ -112,7 +133,7 @@ def web(service: Service) -> Iterator[Web]:
 
 
 @pytest.fixture
-def service(config: Config, clock: ManualClock, seeds) -> Iterator[Service]:
-    opened = open_service(config, clock, seeds)
+def service(config: Config, clock: ManualClock, seeds, later: Later) -> Iterator[Service]:
+    opened = open_service(config, clock, seeds, scheduler=later, watch_health=False)
     yield opened
     opened.close()

@@ -33,8 +33,12 @@ def test_status_reports_version_uptime_data_game_and_buzzers(client: FlaskClient
     assert body["uptime_s"] >= 0
     assert body["data_dir"] == str(service.config.data_dir.resolve())
     assert body["game"]["game"] == "dice-tray" and body["game"]["ended"] is False
-    assert body["buzzers"] == [{"name": "simulated", "kind": "simulated", "healthy": True,
-                                "detail": "13 virtual buttons", "uncertainty_us": 0}]
+    assert body["buzzers"] == [
+        {"name": "simulated", "kind": "simulated", "healthy": True, "detail": "13 virtual buttons",
+         "uncertainty_us": 0, "buttons": []},
+        {"name": "phone", "kind": "phone", "healthy": True, "detail": "no phone measured yet",
+         "uncertainty_us": 150_000, "buttons": []},
+    ]
 
 
 def test_a_roll_through_http_is_acknowledged_with_the_new_view(client: FlaskClient) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import pytest
 from gpiozero import Device
@@ -21,22 +21,6 @@ class EdgeClock:
 
     def __call__(self) -> float:
         return self.now
-
-
-class Later:
-    """Scheduled actions run only when the test says time has passed."""
-
-    def __init__(self) -> None:
-        self.pending: list[tuple[float, Callable[[], None]]] = []
-
-    def __call__(self, delay: float, action: Callable[[], None]) -> None:
-        self.pending.append((delay, action))
-
-    def run(self, up_to: float = float("inf")) -> None:
-        due = [a for a in self.pending if a[0] <= up_to]
-        self.pending = [a for a in self.pending if a[0] > up_to]
-        for _, action in due:
-            action()
 
 
 class HostClock:
@@ -64,11 +48,6 @@ def factory(edges: EdgeClock) -> Iterator[MockFactory]:
     yield mock
     mock.reset()
     Device.pin_factory = None
-
-
-@pytest.fixture
-def later() -> Later:
-    return Later()
 
 
 def source_with(factory, edges, later, presses: list[Press]) -> GpioSource:
@@ -127,7 +106,9 @@ def test_a_stuck_button_is_flagged_and_excluded_until_released(factory, edges, l
     later.run()  # five seconds later it is still held down
     assert source.watchers[0].health.stuck
     health = source.health()
-    assert not health.healthy and "1: 1 presses" in health.detail and "STUCK" in health.detail
+    assert not health.healthy and "stuck" in health.detail and "gpio:1" in health.detail
+    first = health.buttons[0]
+    assert (first.button, first.presses, first.stuck) == ("gpio:1", 1, True)
     edge(factory, edges, 17, 108.0, False)
     assert not source.watchers[0].health.stuck, "released: it counts again"
     edge(factory, edges, 17, 109.0, True)

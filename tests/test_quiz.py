@@ -2,44 +2,27 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import pytest
 
 from companion.buzzers.rounds import RoundKeeper
-from companion.buzzers.sources import Press, SimulatedSource
+from companion.buzzers.sources import SimulatedSource
 from companion.games.base import HOST, TABLE, Command
-from companion.games.buzzer_quiz import BUZZER_QUIZ
 from companion.games.registry import GAMES
 from companion.store import EventStore
 from companion.table.session import Table, TableSettings
-from tests.conftest import ManualClock
-
-
-class Later:
-    def __init__(self) -> None:
-        self.pending: list[Callable[[], None]] = []
-
-    def __call__(self, delay: float, action: Callable[[], None]) -> None:
-        self.pending.append(action)
-
-    def run(self) -> None:
-        pending, self.pending = self.pending, []
-        for action in pending:
-            action()
+from tests.conftest import Later, ManualClock
 
 
 @pytest.fixture
 def table(store: EventStore, clock: ManualClock, seeds, settings: TableSettings) -> Table:
-    return Table.open(store, {**GAMES, BUZZER_QUIZ.id: BUZZER_QUIZ}, clock, seeds, settings)
+    return Table.open(store, GAMES, clock, seeds, settings)
 
 
 @pytest.fixture
-def quiz(table, clock: ManualClock):
-    later = Later()
-    keeper = RoundKeeper(table, clock, later, lambda button: int(button.split(":")[1]))
+def quiz(table, clock: ManualClock, later: Later):
+    keeper = RoundKeeper(table, clock, later)
     source = SimulatedSource(clock)
-    source.start(keeper.on_press)
+    source.start(lambda press: keeper.on_press(press, int(press.button.split(":")[1])))
     assert table.handle(HOST, Command("start_game", {"game": "buzzer-quiz"})).ok
     return table, keeper, source, later
 
@@ -108,12 +91,6 @@ def test_a_hands_off_round_reports_every_fault_at_the_end_of_the_window(quiz, cl
     result = last_result(table)
     assert result["decision"]["outcome"] == "faults"
     assert result["decision"]["order"][0]["who"] == "seat:6"
-
-
-def test_presses_of_unpaired_buttons_are_kept_for_the_host_and_change_nothing(table, clock) -> None:
-    keeper = RoundKeeper(table, clock, Later(), lambda button: None)
-    keeper.on_press(Press("gpio:9", clock.now_us(), "gpio", 20))
-    assert [p.button for p in keeper.unmapped] == ["gpio:9"]
 
 
 def test_only_the_system_settles_and_only_the_host_arms(quiz) -> None:

@@ -11,23 +11,15 @@ it is released.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Mapping
+import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from companion.buzzers.sources import HandlerSlot, Press, SourceHealth
+from companion.buzzers.sources import ButtonHealth, HandlerSlot, Press, Scheduler, SourceHealth, timer_scheduler
 from companion.clock import Clock
 
-Scheduler = Callable[[float, Callable[[], None]], Any]
-"""Calls a function after a delay in seconds (threading.Timer in the service; a fake in tests)."""
-
-
-def timer_scheduler(delay_s: float, action: Callable[[], None]) -> threading.Timer:
-    timer = threading.Timer(delay_s, action)
-    timer.daemon = True
-    timer.start()
-    return timer
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -136,11 +128,29 @@ class GpioSource(HandlerSlot):
             if watcher.pressed_since is not None and watcher.pressed_since <= ticks and not watcher.pin.state:
                 watcher.health.stuck = True
 
+    def _check_pins(self) -> None:
+        """Read every pin: a GPIO chip that went away (or a pin taken by another program) shows
+        up here as an error, reported instead of silently delivering no presses."""
+        try:
+            for watcher in self.watchers:
+                watcher.pin.state  # noqa: B018 - the read is the check
+        except Exception as err:
+            if not self._problem:
+                log.warning("GPIO buttons lost: %s", err)
+            self._problem = f"GPIO lost: {err}"
+
     def health(self) -> SourceHealth:
+        self._check_pins()
         with self._lock:
-            stuck = [w.button for w in self.watchers if w.health.stuck]
-            detail = ", ".join(
-                f"{w.button}: {w.health.presses} presses, {w.health.bounces} bounces, {w.health.noise} noise"
-                + (" STUCK" if w.health.stuck else "") for w in self.watchers)
+            buttons = tuple(ButtonHealth(f"{self.name}:{w.button}", w.health.presses, w.health.bounces,
+                                         w.health.noise, w.health.stuck, w.pressed_since is not None)
+                            for w in self.watchers)
+            stuck = [b.button for b in buttons if b.stuck]
+            if self._problem:
+                detail = self._problem
+            elif stuck:
+                detail = f"stuck (held down): {', '.join(stuck)}"
+            else:
+                detail = f"{len(self.watchers)} pins"
             healthy = not stuck and not self._problem
-            return SourceHealth(self.name, self.kind, healthy, self._problem or detail, self.uncertainty_us)
+            return SourceHealth(self.name, self.kind, healthy, detail, self.uncertainty_us, buttons)

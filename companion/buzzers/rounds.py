@@ -16,7 +16,7 @@ from typing import Any
 
 from companion.buzzers import referee
 from companion.buzzers.referee import RoundSpec, RoundState, TimedPress
-from companion.buzzers.sources import Press
+from companion.buzzers.sources import Press, Scheduler
 from companion.clock import Clock
 from companion.games.base import SYSTEM, Command
 from companion.store import RecordedEvent
@@ -27,23 +27,44 @@ log = logging.getLogger(__name__)
 EARLY_WINDOW_US = 3_000_000
 """How far before an arm a press still counts as that round's false start."""
 
-Scheduler = Callable[[float, Callable[[], None]], Any]
-
 
 class RoundKeeper:
     def __init__(self, table: Table, clock: Clock, scheduler: Scheduler,
-                 seat_for_button: Callable[[str], int | None]) -> None:
+                 extra_grace_us: Callable[[], int] = lambda: 0) -> None:
         self.table = table
         self.clock = clock
         self.schedule = scheduler
-        self.seat_for_button = seat_for_button
+        self.extra_grace_us = extra_grace_us
+        """How long a press may still be in flight when the round opens (the slowest phone)."""
         self._lock = threading.RLock()
         self.round: int | None = None
         self.state: RoundState | None = None
         self._recent: deque[TimedPress] = deque(maxlen=256)
-        self.unmapped: deque[Press] = deque(maxlen=32)
-        """Presses of buttons that belong to no seat (shown to the host for pairing)."""
         table.observers.append(self.on_events)
+
+    def resume(self) -> None:
+        """After a restart, pick up a round that was armed and never settled: its presses before
+        the stop are gone, so it ends as the referee finds it (usually "no reaction")."""
+        run = self.table.run
+        if run is None or run.ended:
+            return
+        open_round: Mapping[str, Any] | None = None
+        for record in self.table.store.read(run.game_id):
+            if record.type == "round_armed":
+                open_round = record.data
+            elif record.type in ("round_settled", "round_cancelled"):
+                open_round = None
+        if open_round is None:
+            return
+        log.info("resuming round %s armed before the restart", open_round["round"])
+        start = int(open_round["at_us"])
+        if not start <= self.clock.now_us() <= start + int(open_round["window_us"]):
+            # Its window is over, or the machine rebooted (a new monotonic timeline): settle
+            # now as the referee saw it when it was due.
+            self._open(open_round, wake=False)
+            self.settle_if_due(force=True)
+        else:
+            self._open(open_round)
 
     def on_events(self, events: tuple[RecordedEvent, ...]) -> None:
         for event in events:
@@ -53,8 +74,9 @@ class RoundKeeper:
                 with self._lock:
                     self.round, self.state = None, None
 
-    def _open(self, data: Mapping[str, Any]) -> None:
-        spec = RoundSpec(data["mode"], int(data["at_us"]), int(data["window_us"]), int(data["grace_us"]),
+    def _open(self, data: Mapping[str, Any], wake: bool = True) -> None:
+        grace = max(int(data["grace_us"]), self.extra_grace_us())
+        spec = RoundSpec(data["mode"], int(data["at_us"]), int(data["window_us"]), grace,
                          data["penalty"], int(data["lockout_us"]))
         with self._lock:
             state = referee.arm(spec)
@@ -62,15 +84,11 @@ class RoundKeeper:
                 if spec.armed_at_us - EARLY_WINDOW_US <= early.t_us:
                     state = referee.press(state, early)
             self.round, self.state = int(data["round"]), state
-        self._wake_at(referee.due_at_us(state))
+        if wake:
+            self._wake_at(referee.due_at_us(state))
 
-    def on_press(self, press: Press) -> None:
-        """A source's press (any thread)."""
-        seat = self.seat_for_button(press.button)
-        if seat is None:
-            self.unmapped.append(press)
-            log.info("press of unpaired button %s", press.button)
-            return
+    def on_press(self, press: Press, seat: int) -> None:
+        """A press of `seat`'s button (any thread)."""
         timed = TimedPress(f"seat:{seat}", press.t_us, press.uncertainty_us, press.source)
         with self._lock:
             self._recent.append(timed)
@@ -83,19 +101,22 @@ class RoundKeeper:
     def _wake_at(self, due_us: int) -> None:
         self.schedule(max(0.0, (due_us - self.clock.now_us()) / 1_000_000), self.settle_if_due)
 
-    def settle_if_due(self) -> None:
+    def settle_if_due(self, force: bool = False) -> None:
         with self._lock:
             if self.state is None or self.round is None:
                 return
-            decision = referee.decide(self.state, self.clock.now_us())
+            now = referee.due_at_us(self.state) if force else self.clock.now_us()
+            decision = referee.decide(self.state, now)
             if decision is None:
                 # Woken early (a timer fired before the clock got there): try again when due.
                 due = referee.due_at_us(self.state)
             else:
+                grace = self.state.spec.grace_us
                 number, self.round, self.state = self.round, None, None
         if decision is None:
             self._wake_at(due)
             return
-        outcome = self.table.handle(SYSTEM, Command("settle", {"round": number, "decision": decision.to_json()}))
+        outcome = self.table.handle(SYSTEM, Command("settle", {
+            "round": number, "decision": {**decision.to_json(), "grace_us": grace}}))
         if not outcome.ok:
             log.warning("round %s could not be settled: %s", number, outcome.rejection)

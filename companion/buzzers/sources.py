@@ -4,12 +4,26 @@ the host timeline and reports its own health, so the service keeps running when 
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from companion.clock import Clock
+from companion.config import ButtonsConfig
+
+log = logging.getLogger(__name__)
+
+Scheduler = Callable[[float, Callable[[], None]], Any]
+"""Calls a function after a delay in seconds (threading.Timer in the service; a fake in tests)."""
+
+
+def timer_scheduler(delay_s: float, action: Callable[[], None]) -> threading.Timer:
+    timer = threading.Timer(delay_s, action)
+    timer.daemon = True
+    timer.start()
+    return timer
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,12 +37,30 @@ class Press:
 
 
 @dataclass(frozen=True, slots=True)
+class ButtonHealth:
+    """One input's record since the start, for the person wiring the box."""
+
+    button: str
+    presses: int = 0
+    bounces: int = 0
+    noise: int = 0
+    """Edges that did not stay pressed for the confirmation time."""
+    stuck: bool = False
+    held: bool = False
+
+    def to_json(self) -> dict[str, object]:
+        return {"button": self.button, "presses": self.presses, "bounces": self.bounces, "noise": self.noise,
+                "stuck": self.stuck, "held": self.held}
+
+
+@dataclass(frozen=True, slots=True)
 class SourceHealth:
     name: str
     kind: str
     healthy: bool
     detail: str
     uncertainty_us: int
+    buttons: tuple[ButtonHealth, ...] = ()
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -37,6 +69,7 @@ class SourceHealth:
             "healthy": self.healthy,
             "detail": self.detail,
             "uncertainty_us": self.uncertainty_us,
+            "buttons": [b.to_json() for b in self.buttons],
         }
 
 
@@ -102,8 +135,36 @@ class SimulatedSource(HandlerSlot):
         return SourceHealth(self.name, self.kind, running, detail, 0)
 
 
-def open_sources(source: str, clock: Clock) -> list[PressSource]:
-    """The sources the config asks for. With no hardware configured, buttons are simulated."""
-    if source in ("auto", "simulated"):
-        return [SimulatedSource(clock)]
-    raise ValueError(f"unknown button source {source!r}")
+class UnavailableSource(HandlerSlot):
+    """A configured source that could not be opened: reported on the host console and in the
+    status, while the service goes on with the others."""
+
+    def __init__(self, name: str, kind: str, problem: str) -> None:
+        super().__init__()
+        self.name, self.kind, self.problem = name, kind, problem
+
+    def health(self) -> SourceHealth:
+        return SourceHealth(self.name, self.kind, False, self.problem, 0)
+
+
+def open_sources(config: ButtonsConfig, clock: Clock, scheduler: Scheduler | None = None) -> list[PressSource]:
+    """The sources the config asks for. With no hardware configured (or none found), buttons are
+    simulated; a configured source that fails to open is reported, never fatal."""
+    sources: list[PressSource] = []
+    if config.source in ("auto", "gpio") and config.gpio_pins:
+        sources.append(open_gpio(config, clock, scheduler))
+    hardware = any(s.health().healthy for s in sources)
+    if config.source == "simulated" or (config.source == "auto" and not hardware):
+        sources.append(SimulatedSource(clock))
+    return sources
+
+
+def open_gpio(config: ButtonsConfig, clock: Clock, scheduler: Scheduler | None = None) -> PressSource:
+    from companion.buzzers.gpio import GpioSource
+
+    try:
+        return GpioSource({f"{pin}": pin for pin in config.gpio_pins}, clock, scheduler=scheduler or timer_scheduler,
+                          confirm_s=config.confirm_ms / 1000, mask_s=config.mask_ms / 1000, stuck_s=config.stuck_s)
+    except Exception as err:  # no GPIO chip, pin busy, no permission: say so and carry on
+        log.warning("GPIO buttons unavailable: %s", err)
+        return UnavailableSource("gpio", "gpio", f"GPIO unavailable: {err}")

@@ -140,6 +140,7 @@ class GameDefinition(Generic[S]):
       with `validate` and shows it enabled or disabled with the reason. The generic leak test
       plays them too.
     * `options_schema(defaults)` -> the options the host console offers when starting the game.
+    * `uses_buzzers`: the game runs reaction rounds (see companion/buzzers/rounds.py).
     """
 
     id: str
@@ -156,6 +157,8 @@ class GameDefinition(Generic[S]):
     describe: Callable[[Event, str], str]
     actions: Callable[[S, Viewer], list[Command]] = field(default=lambda state, viewer: [])
     options_schema: Callable[[Mapping[str, Any]], list[dict[str, Any]]] = field(default=lambda defaults: [])
+    uses_buzzers: bool = False
+    """Phones show their buzzer (and the server measures their delay) while this game runs."""
 
 
 class OptionsError(ValueError):

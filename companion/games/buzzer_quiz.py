@@ -178,6 +178,7 @@ BUZZER_QUIZ: GameDefinition[QuizState] = GameDefinition(
     secrets=secrets,
     describe=describe,
     actions=actions,
+    uses_buzzers=True,
     options_schema=lambda defaults: [{
         "key": "tie_rule",
         "label": {"en": "When two presses are too close to call", "fr": "Quand deux appuis sont trop proches"},

@@ -16,7 +16,7 @@ from companion.service import Service
 
 def create_app(service: Service, base_url: str, test_config: Mapping[str, Any] | None = None) -> Flask:
     """The WSGI app for one running service; nothing is opened here, the service already is."""
-    from companion.server import api, pages
+    from companion.server import api, buttons, pages
 
     app = Flask(__name__, template_folder="../web/templates", static_folder="../web/static")
     app.config.from_mapping(
@@ -38,6 +38,7 @@ def create_app(service: Service, base_url: str, test_config: Mapping[str, Any] |
     app.extensions["companion.login_limiter"] = RateLimiter(5, 5.0)
     app.extensions["companion.encoder"] = SharedEncoder()
     app.register_blueprint(api.bp)
+    app.register_blueprint(buttons.bp)
     app.register_blueprint(pages.bp)
 
     @app.errorhandler(HTTPException)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import math
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -11,6 +12,7 @@ from flask import Blueprint, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from companion import __version__
+from companion.buzzers.phones import PING_INTERVAL_S
 from companion.games.base import TABLE, Command, Viewer
 from companion.i18n import error_message
 from companion.server.common import (
@@ -18,7 +20,7 @@ from companion.server.common import (
     error,
     is_host,
     language,
-    origin_allowed,
+    refuse_foreign,
     seat_of_request,
     service,
     signer,
@@ -41,23 +43,16 @@ _STATUS = {
 }
 
 
-def _status_for(code: str) -> int:
+def status_for(code: str) -> int:
     return _STATUS.get(code, 409)
 
 
-def _json_body() -> dict[str, Any] | None:
+def json_body() -> dict[str, Any] | None:
     body = request.get_json(silent=True)
     return body if isinstance(body, dict) else None
 
 
-@bp.before_request
-def _guard() -> Response | None:
-    """Every state-changing request must come from our own pages, on a name that is ours."""
-    if request.method in ("GET", "HEAD", "OPTIONS") or origin_allowed():
-        return None
-    log.warning("refused %s %s: Origin %r Host %r", request.method, request.path,
-                request.headers.get("Origin"), request.host)
-    return error("forbidden_origin", 403)
+bp.before_request(refuse_foreign)
 
 
 def _set_cookie(response: Response, name: str, value: str) -> None:
@@ -82,7 +77,7 @@ def view() -> Response:
     """The caller's view (`as` = table, me or host); with `after=N`, waits until the log passes N."""
     viewer = viewer_for(request.args.get("as"))
     if isinstance(viewer, str):
-        return error(viewer, _status_for(viewer))
+        return error(viewer, status_for(viewer))
     svc = service()
     after = request.args.get("after", type=int)
     if after is not None and after <= svc.table.position:
@@ -103,7 +98,7 @@ def stream() -> Response:
     """
     viewer = viewer_for(request.args.get("as"))
     if isinstance(viewer, str):
-        return error(viewer, _status_for(viewer))
+        return error(viewer, status_for(viewer))
     table = service().table
     seat_cookie = request.cookies.get(SEAT_COOKIE)
     check = signer()
@@ -113,9 +108,12 @@ def stream() -> Response:
     def still_seated() -> bool:
         return viewer.kind != "seat" or check.seat_from_cookie(seat_cookie, table.seat_generation) == viewer.seat
 
+    buttons = service().buttons
+
     def events() -> Iterator[bytes]:
         # A plain generator of bytes (no request context needed): the shortest way to the socket.
         table.presence.enter(viewer)
+        next_ping = 0.0
         try:
             yield b"retry: 1000\n\n"
             last: dict[str, Any] | None = None
@@ -127,7 +125,16 @@ def stream() -> Response:
                 current = table.view(viewer)
                 yield encoder.message(last, current) or b": still here\n\n"
                 last = current
-                table.broadcaster.wait_for_change(revision, heartbeat)
+                wait = heartbeat
+                if viewer.seat is not None and buttons.buzzers_in_use():
+                    # A phone buzzer's delay is measured by the server: a ping goes down this
+                    # stream, the phone echoes it at once (POST /api/ping).
+                    now = time.monotonic()
+                    if now >= next_ping:
+                        yield f"event: ping\ndata: {buttons.phones.ping(viewer.seat)}\n\n".encode()
+                        next_ping = now + PING_INTERVAL_S
+                    wait = min(heartbeat, max(0.0, next_ping - now))
+                table.broadcaster.wait_for_change(revision, wait)
         finally:
             table.presence.leave(viewer)
 
@@ -139,7 +146,7 @@ def stream() -> Response:
 
 @bp.post("/commands")
 def command() -> Response:
-    body = _json_body()
+    body = json_body()
     if body is None or not isinstance(body.get("name"), str):
         return error("bad_json", 400)
     args = body.get("args", {})
@@ -148,11 +155,11 @@ def command() -> Response:
     role = body.get("as") or ("host" if is_host() else "table")
     actor = viewer_for(role if isinstance(role, str) else "?")
     if isinstance(actor, str):
-        return error(actor, _status_for(actor))
+        return error(actor, status_for(actor))
     outcome = service().table.handle(actor, Command(body["name"][:64], args), with_view=True)
     if outcome.rejection is not None:
         code, params = outcome.rejection.code, dict(outcome.rejection.params)
-        return error(code, _status_for(code), params)
+        return error(code, status_for(code), params)
     # The actor's view is usually the one its screens are streaming: its text is already made.
     encoder: SharedEncoder = current_app.extensions["companion.encoder"]
     body_text = f'{{"ok":true,"position":{outcome.position},"view":{encoder.text(outcome.view)}}}'
@@ -164,7 +171,7 @@ def join() -> Response:
     """Claim a free seat with the table's join code and a display name; the phone gets the seat cookie."""
     if not current_app.extensions["companion.join_limiter"].allow(client_address()):
         return error("rate_limited", 429)
-    body = _json_body()
+    body = json_body()
     if body is None:
         return error("bad_json", 400)
     table = service().table
@@ -174,7 +181,7 @@ def join() -> Response:
     seat = body.get("seat")
     outcome = table.handle(TABLE, Command("claim_seat", {"seat": seat, "name": body.get("name")}))
     if outcome.rejection is not None:
-        return error(outcome.rejection.code, _status_for(outcome.rejection.code), dict(outcome.rejection.params))
+        return error(outcome.rejection.code, status_for(outcome.rejection.code), dict(outcome.rejection.params))
     assert isinstance(seat, int)
     generation = table.seat_generation(seat)
     assert generation is not None
@@ -190,7 +197,7 @@ def leave() -> Response:
         return error("no_seat", 403)
     outcome = service().table.handle(Viewer("seat", seat), Command("clear_seat", {"seat": seat}))
     if outcome.rejection is not None:
-        return error(outcome.rejection.code, _status_for(outcome.rejection.code))
+        return error(outcome.rejection.code, status_for(outcome.rejection.code))
     response = jsonify({"ok": True})
     response.delete_cookie(SEAT_COOKIE, path="/")
     return response
@@ -201,7 +208,7 @@ def host_login() -> Response:
     """Exchange the host key (typed, or read from the terminal's QR) for the host cookie, once."""
     if not current_app.extensions["companion.login_limiter"].allow(client_address()):
         return error("rate_limited", 429)
-    body = _json_body()
+    body = json_body()
     if body is None or not signer().is_host_key(body.get("key") if isinstance(body.get("key"), str) else None):
         log.warning("wrong host key from %s", client_address())
         return error("not_authorized", 403)
@@ -222,7 +229,7 @@ def host_rebind() -> Response:
     """A one-time link (and its QR) that moves a taken seat to whichever phone opens it first."""
     if not is_host():
         return error("not_authorized", 403)
-    body = _json_body() or {}
+    body = json_body() or {}
     seat = body.get("seat")
     table = service().table
     if isinstance(seat, bool) or not isinstance(seat, int) or table.seat_generation(seat) is None:

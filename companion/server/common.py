@@ -107,5 +107,15 @@ def origin_allowed() -> bool:
     return f"{parts.scheme}://{parts.netloc}" == f"{request.scheme}://{request.host}"
 
 
+def refuse_foreign() -> Response | None:
+    """A blueprint's guard: every state-changing request must come from our own pages, on a name
+    that is ours."""
+    if request.method in ("GET", "HEAD", "OPTIONS") or origin_allowed():
+        return None
+    log.warning("refused %s %s: Origin %r Host %r", request.method, request.path,
+                request.headers.get("Origin"), request.host)
+    return error("forbidden_origin", 403)
+
+
 def client_address() -> str:
     return request.remote_addr or "unknown"

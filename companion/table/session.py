@@ -92,6 +92,9 @@ class Table:
         self.observers: list[Callable[[tuple[RecordedEvent, ...]], None]] = []
         """Told of every committed batch of events, after the pages (I/O-side components such as
         the round keeper react to what the rules decided)."""
+        self.extra_views: dict[str, Callable[[Viewer], Any]] = {}
+        """Parts of every view that are not game state (the buttons' pairing and health): each
+        builds its part for one viewer, who sees only what is theirs; a change calls `nudge`."""
 
     @classmethod
     def open(
@@ -381,6 +384,8 @@ class Table:
         with self._lock:
             table = self._shared("#table", self._table_part)
             view: dict[str, Any] = {"position": self.position, "table": table, "game": self._game_view(viewer)}
+            for name, part in self.extra_views.items():
+                view[name] = part(viewer)
             if viewer.kind == "seat" and viewer.seat is not None:
                 view["you"] = {"seat": viewer.seat, "name": self.state.names.get(viewer.seat, "")}
             return view

@@ -1,0 +1,242 @@
+"""Where every button press arrives: pairing, health, then the round keeper.
+
+The hub owns the press sources (wired, simulated and the phones), knows which button belongs to
+which seat, binds a button during pairing, reports presses of unpaired buttons and of buttons
+that are stuck, and hands every other press to the round keeper. None of this is game state, so
+it is not logged: it reaches the pages as the `buttons` part of every view, and only the host's
+view carries the per-pin details and the other phones' precision.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+
+from companion.buzzers.pairing import ARM, ButtonMap, Target
+from companion.buzzers.phones import PhoneBuzzers
+from companion.buzzers.rounds import RoundKeeper
+from companion.buzzers.sources import Press, PressSource, Scheduler, SimulatedSource
+from companion.clock import Clock
+from companion.games.base import TABLE, Command, Rejection, Viewer
+from companion.table.session import Table
+
+log = logging.getLogger(__name__)
+
+PAIRING_WINDOW_US = 30_000_000
+RECENT_PRESSES = 12
+HEALTH_INTERVAL_S = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class PressRecord:
+    """A press as the host console lists it, with what became of it."""
+
+    button: str
+    target: Target | None
+    t_us: int
+    wall_ms: int
+    uncertainty_us: int
+    use: str
+    """"round" (refereed), "paired", "arm", "unpaired", "not_playing" (seat not in the game)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"button": self.button, "target": self.target, "t_us": self.t_us, "wall_ms": self.wall_ms,
+                "uncertainty_us": self.uncertainty_us, "use": self.use}
+
+
+class ButtonHub:
+    def __init__(self, table: Table, clock: Clock, sources: list[PressSource], pairs: ButtonMap,
+                 scheduler: Scheduler) -> None:
+        self.table = table
+        self.clock = clock
+        self.pairs = pairs
+        self.phones = PhoneBuzzers(clock)
+        self.sources: list[PressSource] = [*sources, self.phones]
+        self.simulated = next((s for s in sources if isinstance(s, SimulatedSource)), None)
+        self.keeper = RoundKeeper(table, clock, scheduler, extra_grace_us=self.phones.in_flight_us)
+        self._lock = threading.Lock()
+        self.pairing: tuple[Target, int] | None = None
+        """Who waits for their button, and until when (host timeline)."""
+        self.recent: deque[PressRecord] = deque(maxlen=RECENT_PRESSES)
+        self.unmapped: dict[str, int] = {}
+        self._health_seen: object = None
+        self._stopped = threading.Event()
+        self._watch: threading.Thread | None = None
+        table.extra_views["buttons"] = self.view
+
+    # -- life ----------------------------------------------------------------------------------
+
+    def start(self, watch_health: bool = True) -> None:
+        for source in self.sources:
+            source.start(self.on_press)
+        self.keeper.resume()
+        if watch_health:
+            self._watch = threading.Thread(target=self._watch_health, name="button-health", daemon=True)
+            self._watch.start()
+
+    def stop(self) -> None:
+        self._stopped.set()
+        for source in self.sources:
+            try:
+                source.stop()
+            except Exception:  # a failing source must not keep the others (or the store) open
+                log.exception("could not stop button source %s", source.name)
+
+    def _watch_health(self) -> None:
+        while not self._stopped.wait(HEALTH_INTERVAL_S):
+            try:
+                self.check_health()
+            except Exception:
+                log.exception("button health check failed")
+
+    def check_health(self) -> None:
+        """Tell the pages when a source's health changed or a pairing ran out (stuck buttons,
+        bounce counts, a GPIO chip that went away)."""
+        with self._lock:
+            if self.pairing is not None and self.clock.now_us() > self.pairing[1]:
+                log.info("pairing for %s timed out", self.pairing[0])
+                self.pairing = None
+        seen = ([s.health().to_json() for s in self.sources], self.pairing)
+        if seen != self._health_seen:
+            if self._health_seen is not None:
+                self.table.broadcaster.nudge()
+            self._health_seen = seen
+
+    # -- presses -------------------------------------------------------------------------------
+
+    def seat_for(self, button: str) -> Target | None:
+        """Paired buttons first; a phone's buzzer is its seat's; simulated button n is seat n
+        unless paired otherwise (a demo needs no pairing)."""
+        target = self.pairs.target(button)
+        if target is not None:
+            return target
+        kind, _, number = button.partition(":")
+        if kind in ("phone", "simulated") and number.isdigit():
+            return int(number)
+        return None
+
+    def playing(self, seat: int) -> bool:
+        run = self.table.run
+        return run is not None and not run.ended and any(s.number == seat for s in run.seats)
+
+    def on_press(self, press: Press) -> None:
+        """A source's press, from any thread."""
+        now = self.clock.now_us()
+        with self._lock:
+            if self.pairing is not None and now > self.pairing[1]:
+                self.pairing = None
+            pairing = self.pairing if press.source != self.phones.name else None
+            if pairing is not None:
+                self.pairing = None
+                target: Target | None = pairing[0]
+                use = "paired"
+                self.pairs.pair(press.button, pairing[0])
+                self.unmapped.pop(press.button, None)
+            else:
+                target = self.seat_for(press.button)
+                if target is None:
+                    use = "unpaired"
+                    self.unmapped[press.button] = self.unmapped.get(press.button, 0) + 1
+                elif target == ARM:
+                    use = "arm"
+                elif isinstance(target, int) and self.playing(target):
+                    use = "round"
+                else:
+                    use = "not_playing"
+            self.recent.appendleft(PressRecord(press.button, target, press.t_us, self.clock.wall_ms(),
+                                               press.uncertainty_us, use))
+        if use == "round":
+            assert isinstance(target, int)
+            self.keeper.on_press(press, target)
+            return
+        if use == "paired":
+            log.info("button %s paired with %s", press.button, target)
+        elif use == "arm":
+            outcome = self.table.handle(TABLE, Command("arm", {"mode": "race"}))
+            if not outcome.ok:
+                log.info("arm button %s: %s", press.button, outcome.rejection)
+        elif use == "unpaired":
+            log.info("press of unpaired button %s", press.button)
+        self.table.broadcaster.nudge()
+
+    def press_simulated(self, button: object) -> Press | Rejection:
+        if self.simulated is None:
+            return Rejection("no_simulated_buttons")
+        if isinstance(button, bool) or not isinstance(button, int) or not 1 <= button <= self.simulated.buttons:
+            return Rejection("bad_arguments", {"detail": f"button 1-{self.simulated.buttons}"})
+        return self.simulated.press(button)
+
+    def buzz(self, seat: int, arrived_us: int) -> Press | Rejection | None:
+        """A phone's buzzer; None when it repeats a tap just made."""
+        if not self.buzzers_in_use():
+            return Rejection("no_buzzers")
+        if not self.playing(seat):
+            return Rejection("not_seated")
+        return self.phones.press(seat, arrived_us)
+
+    def buzzers_in_use(self) -> bool:
+        run = self.table.run
+        return run is not None and not run.ended and run.definition.uses_buzzers
+
+    # -- pairing -------------------------------------------------------------------------------
+
+    def start_pairing(self, target: Target) -> Rejection | None:
+        if not any(s is not self.phones and s.health().healthy for s in self.sources):
+            return Rejection("no_buttons")
+        with self._lock:
+            now = self.clock.now_us()
+            if self.pairing is not None and now <= self.pairing[1] and self.pairing[0] != target:
+                return Rejection("pairing_busy")
+            if self.keeper.round is not None:
+                return Rejection("round_in_progress")
+            self.pairing = (target, now + PAIRING_WINDOW_US)
+        log.info("pairing: the next button press goes to %s", target)
+        self.table.broadcaster.nudge()
+        return None
+
+    def cancel_pairing(self, target: Target | None = None) -> None:
+        with self._lock:
+            if self.pairing is not None and (target is None or self.pairing[0] == target):
+                self.pairing = None
+        self.table.broadcaster.nudge()
+
+    def unpair(self, button: str, target: Target | None = None) -> Rejection | None:
+        """Forget a pairing; a player (target = their seat) may only forget their own button."""
+        with self._lock:
+            if button not in self.pairs.pairs or (target is not None and self.pairs.target(button) != target):
+                return Rejection("unknown_button")
+            self.pairs.unpair(button)
+        self.table.broadcaster.nudge()
+        return None
+
+    # -- what the pages see --------------------------------------------------------------------
+
+    def view(self, viewer: Viewer) -> dict[str, Any]:
+        with self._lock:
+            pairing = self.pairing
+            recent = [r.to_json() for r in self.recent]
+            unmapped = [{"button": b, "count": n} for b, n in sorted(self.unmapped.items())]
+            pairs = dict(sorted(self.pairs.pairs.items()))
+        healths = [s.health() for s in self.sources]
+        part: dict[str, Any] = {
+            "sources": [{"name": h.name, "kind": h.kind, "healthy": h.healthy, "uncertainty_us": h.uncertainty_us}
+                        for h in healths if h.kind != "phone"],
+            "simulated": self.simulated.buttons if self.simulated is not None else 0,
+            "phones": self.buzzers_in_use(),
+            "pairing": None if pairing is None else {"target": pairing[0]},
+        }
+        if viewer.kind == "seat" and viewer.seat is not None:
+            estimate = self.phones.estimate(viewer.seat)
+            part["you"] = {
+                "buttons": self.pairs.buttons_of(viewer.seat),
+                "phone_uncertainty_us": None if estimate is None else estimate.uncertainty_us,
+            }
+        elif viewer.kind == "host":
+            part["health"] = [h.to_json() for h in healths]
+            part["pairs"] = pairs
+            part["unmapped"] = unmapped
+            part["recent"] = recent
+        return part

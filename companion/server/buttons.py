@@ -1,0 +1,113 @@
+"""Buttons over HTTP: a phone's buzzer and its ping echoes, pairing, and simulated presses.
+
+A buzz is stamped the moment its request reaches this code, before anything else is read, and
+moved back by the phone's measured delay (companion/buzzers/phones.py).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from flask import Blueprint, Response, jsonify
+
+from companion.buzzers.hub import ButtonHub
+from companion.buzzers.pairing import ARM, Target
+from companion.games.base import Rejection
+from companion.server.api import json_body, status_for
+from companion.server.common import client_address, error, is_host, refuse_foreign, seat_of_request, service
+
+log = logging.getLogger(__name__)
+
+bp = Blueprint("buttons", __name__, url_prefix="/api")
+bp.before_request(refuse_foreign)
+
+
+def _hub() -> ButtonHub:
+    return service().buttons
+
+
+def _refused(rejection: Rejection) -> Response:
+    log.info("refused a button request from %s: %s", client_address(), rejection.code)
+    return error(rejection.code, status_for(rejection.code), dict(rejection.params))
+
+
+@bp.post("/buzz")
+def buzz() -> Response:
+    arrived_us = service().clock.now_us()
+    seat = seat_of_request()
+    if seat is None:
+        return error("no_seat", 403)
+    press = _hub().buzz(seat, arrived_us)
+    if isinstance(press, Rejection):
+        return _refused(press)
+    if press is None:
+        return jsonify({"ok": True, "repeat": True})
+    return jsonify({"ok": True, "repeat": False, "uncertainty_us": press.uncertainty_us})
+
+
+@bp.post("/ping")
+def ping() -> Response:
+    seat = seat_of_request()
+    if seat is None:
+        return error("no_seat", 403)
+    body = json_body()
+    rtt = _hub().phones.echo(seat, body.get("id") if body else None)
+    if rtt is None:
+        return _refused(Rejection("unknown_ping"))
+    return jsonify({"ok": True, "rtt_us": rtt})
+
+
+@bp.post("/buttons/press")
+def press_simulated() -> Response:
+    """A virtual button (keys on the table display, the /buttons page) when simulated buttons run."""
+    body = json_body()
+    pressed = _hub().press_simulated(body.get("button") if body else None)
+    if isinstance(pressed, Rejection):
+        return _refused(pressed)
+    return jsonify({"ok": True, "button": pressed.button})
+
+
+def _target() -> Target | Response:
+    """Whose button: a player pairs their own seat; the host names a seat or the arm button."""
+    if is_host():
+        body = json_body() or {}
+        target = body.get("seat")
+        if target == ARM or (isinstance(target, int) and not isinstance(target, bool)
+                             and 1 <= target <= service().table.state.seat_count):
+            return target
+        return error("bad_arguments", 400, {"detail": "seat"})
+    seat = seat_of_request()
+    if seat is None:
+        return error("no_seat", 403)
+    return seat
+
+
+@bp.post("/buttons/pair")
+def pair() -> Response:
+    target = _target()
+    if isinstance(target, Response):
+        return target
+    refusal = _hub().start_pairing(target)
+    return _refused(refusal) if refusal else jsonify({"ok": True, "target": target})
+
+
+@bp.post("/buttons/cancel")
+def cancel() -> Response:
+    target = None if is_host() else seat_of_request()
+    if target is None and not is_host():
+        return error("no_seat", 403)
+    _hub().cancel_pairing(target)
+    return jsonify({"ok": True})
+
+
+@bp.post("/buttons/unpair")
+def unpair() -> Response:
+    body = json_body() or {}
+    button = body.get("button")
+    if not isinstance(button, str):
+        return error("bad_arguments", 400, {"detail": "button"})
+    owner = None if is_host() else seat_of_request()
+    if owner is None and not is_host():
+        return error("no_seat", 403)
+    refusal = _hub().unpair(button, owner)
+    return _refused(refusal) if refusal else jsonify({"ok": True})
