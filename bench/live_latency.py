@@ -281,23 +281,26 @@ class Stream:
                 if self.chunk_left == 0:
                     self.chunk_state = "size"
 
+    def _next_event(self) -> tuple[bytes, int | None, bytes] | None:
+        """The next whole server-sent event in the body: its type, id and data (lines joined)."""
+        end = self.body.find(b"\n\n")
+        if end < 0:
+            return None
+        block = bytes(self.body[:end])
+        del self.body[:end + 2]
+        event, event_id, data = b"message", None, []
+        for line in block.split(b"\n"):
+            if line.startswith(b"id:"):
+                event_id = int(line[3:].strip())
+            elif line.startswith(b"data:"):
+                data.append(line[5:].lstrip(b" "))
+            elif line.startswith(b"event:"):
+                event = line[6:].strip()
+        return event, event_id, b"\n".join(data)
+
     def _events(self, now: float) -> None:
-        while True:
-            end = self.body.find(b"\n\n")
-            if end < 0:
-                return
-            block = bytes(self.body[:end])
-            del self.body[:end + 2]
-            event_id = None
-            data = b""
-            event = b"message"
-            for line in block.split(b"\n"):
-                if line.startswith(b"id:"):
-                    event_id = int(line[3:].strip())
-                elif line.startswith(b"data:"):
-                    data = line[5:].lstrip(b" ")
-                elif line.startswith(b"event:"):
-                    event = line[6:].strip()
+        while (parsed := self._next_event()) is not None:
+            event, event_id, data = parsed
             if event == b"revoked":
                 self.revoked = True
             if event_id is not None and data:

@@ -66,6 +66,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument("export", type=Path, metavar="EXPORT",
                        help="a game export (from `companion export` or the host console)")
+
+    hw = commands.add_parser(
+        "hw-test", help="show live button presses, bounces and stuck buttons while wiring the box",
+        description="Open the configured button sources (no data folder, no web server) and show every press "
+                    "with its time and intervals, and per button its bounces, noise and stuck state. With "
+                    "simulated buttons, type their numbers and Enter to press them. Ctrl-C or Ctrl-D stops.",
+    )
+    hw.add_argument("--config", type=Path, metavar="FILE",
+                    help=f"TOML configuration file (default ./{DEFAULT_CONFIG_NAME} when it exists)")
+    hw.add_argument("--simulate", action="store_true", help="use simulated buttons even if hardware is configured")
+    hw.add_argument("--plain", action="store_true",
+                    help="one line per press instead of a table redrawn in place (the default when not a terminal)")
+    hw.set_defaults(host=None, port=None, data=None)  # what _config_for reads; hw-test needs no server or data
     return parser
 
 
@@ -78,6 +91,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return replay(args)
         if args.command == "verify":
             return verify(args)
+        if args.command == "hw-test":
+            return hw_test(args)
         return export(args)
     except CompanionError as err:
         print(f"companion: {err}", file=sys.stderr)
@@ -129,6 +144,16 @@ def serve(args: argparse.Namespace) -> int:
     finally:
         service.close()
     print("Stopped; every acknowledged action is saved.", flush=True)
+    return EXIT_OK
+
+
+def hw_test(args: argparse.Namespace) -> int:
+    # The view reports every source's problems itself; the log's warnings would only repeat them.
+    logging.basicConfig(level=logging.ERROR, format="companion: %(message)s", stream=sys.stderr)
+    config = _config_for(args)
+    from companion.buzzers.hwtest import run_hw_test
+
+    run_hw_test(config.buttons, sys.stdin, sys.stdout, plain=args.plain or not sys.stdout.isatty())
     return EXIT_OK
 
 

@@ -18,7 +18,7 @@ import socket
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -347,7 +347,8 @@ class SceneBuilder:
         self.links.append(link)
         return self.open(f"phone {number}", link=link, **device)
 
-    def build(self) -> Scene:
+    def build(self, players: Sequence[str] = PLAYER_NAMES) -> Scene:
+        """The table display, one phone per name in `players` (seats 1, 2, …) and the host console."""
         base = self.service.base
         table = self.open("table", viewport={"width": 1280, "height": 720})
         table.page.goto(f"{base}/table")
@@ -358,7 +359,7 @@ class SceneBuilder:
         qr_url = decode_qr(qr_png)
 
         phones = []
-        for number, name in enumerate(PLAYER_NAMES, start=1):
+        for number, name in enumerate(players, start=1):
             phone = self.phone(number)
             phone.page.goto(qr_url)            # as the phone's camera app would open it
             phone.page.locator("#name-input").fill(name)
@@ -386,17 +387,19 @@ class SceneBuilder:
 
 
 @pytest.fixture
-def companion_service(tmp_path: Path) -> Iterator[ServiceProcess]:
-    process = ServiceProcess(tmp_path / "data").start()
+def companion_service(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ServiceProcess]:
+    """The service as a subprocess; a test module may set SERVICE_ARGS (e.g. ("--simulate",))."""
+    process = ServiceProcess(tmp_path / "data", extra=getattr(request.module, "SERVICE_ARGS", ())).start()
     yield process
     process.stop()
 
 
 @pytest.fixture
-def scene(chromium: Browser, playwright_driver: Playwright, companion_service: ServiceProcess,
-          tmp_path: Path) -> Iterator[Scene]:
+def scene(request: pytest.FixtureRequest, chromium: Browser, playwright_driver: Playwright,
+          companion_service: ServiceProcess, tmp_path: Path) -> Iterator[Scene]:
+    """The table display, the host console and a phone per player (a test module may set PLAYERS)."""
     builder = SceneBuilder(chromium, playwright_driver, companion_service, tmp_path)
     try:
-        yield builder.build()
+        yield builder.build(getattr(request.module, "PLAYERS", PLAYER_NAMES))
     finally:
         builder.close()

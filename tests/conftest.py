@@ -7,6 +7,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from gpiozero import Device
+from gpiozero.pins.mock import MockFactory
 
 from companion.config import Config, load_config
 from companion.errors import ConfigError
@@ -74,6 +76,46 @@ class Later:
         self.pending = [a for a in self.pending if a[0] > up_to]
         for _, action in due:
             action()
+
+
+class EdgeClock:
+    """The kernel's edge timestamps as gpiozero's mock pins report them (seconds, set by the
+    test), and the host timeline they map onto (the same clock, in microseconds)."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def now_us(self) -> int:
+        return round(self.now * 1_000_000)
+
+    def wall_ms(self) -> int:
+        return 0
+
+
+@pytest.fixture
+def edges(monkeypatch) -> EdgeClock:
+    clock = EdgeClock()
+    monkeypatch.setattr("gpiozero.pins.mock.monotonic", clock)
+    return clock
+
+
+@pytest.fixture
+def factory(edges: EdgeClock) -> Iterator[MockFactory]:
+    """gpiozero's mock pins, with edge times from `edges`."""
+    mock = MockFactory()
+    Device.pin_factory = mock
+    yield mock
+    mock.reset()
+    Device.pin_factory = None
+
+
+def edge(factory: MockFactory, edges: EdgeClock, pin: int, at: float, low: bool) -> None:
+    """A mock pin's edge at time `at`: low is a press (buttons pull the pin to ground)."""
+    edges.now = at
+    (factory.pin(pin).drive_low if low else factory.pin(pin).drive_high)()
 
 
 @pytest.fixture

@@ -2,63 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
 from companion.buzzers.gpio import GpioSource
 from companion.buzzers.referee import RoundSpec, TimedPress, arm, decide, press
 from companion.buzzers.sources import Press
+from tests.conftest import EdgeClock, Later, edge
 
 
-class EdgeClock:
-    """The kernel's edge timestamps, as the mock pins report them: set by the test."""
-
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-class HostClock:
-    def __init__(self, edges: EdgeClock) -> None:
-        self.edges = edges
-
-    def now_us(self) -> int:
-        return int(self.edges.now * 1_000_000)
-
-    def wall_ms(self) -> int:
-        return 0
-
-
-@pytest.fixture
-def edges(monkeypatch) -> EdgeClock:
-    clock = EdgeClock()
-    monkeypatch.setattr("gpiozero.pins.mock.monotonic", clock)
-    return clock
-
-
-@pytest.fixture
-def factory(edges: EdgeClock) -> Iterator[MockFactory]:
-    mock = MockFactory()
-    Device.pin_factory = mock
-    yield mock
-    mock.reset()
-    Device.pin_factory = None
-
-
-def source_with(factory, edges, later, presses: list[Press]) -> GpioSource:
-    source = GpioSource({"1": 17, "2": 27, "3": 22}, HostClock(edges), factory, later)
+def source_with(factory: MockFactory, edges: EdgeClock, later: Later, presses: list[Press]) -> GpioSource:
+    source = GpioSource({"1": 17, "2": 27, "3": 22}, edges, factory, later)
     source.start(presses.append)
     return source
-
-
-def edge(factory: MockFactory, edges: EdgeClock, pin: int, at: float, low: bool) -> None:
-    edges.now = at
-    (factory.pin(pin).drive_low if low else factory.pin(pin).drive_high)()
 
 
 def test_order_follows_edge_ticks_even_when_callbacks_arrive_out_of_order(factory, edges, later) -> None:

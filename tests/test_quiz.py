@@ -102,3 +102,23 @@ def test_only_the_system_settles_and_only_the_host_arms(quiz) -> None:
 
     assert table.handle(seat(1), Command("arm", {})).rejection.code == "host_only"
     assert table.handle(HOST, Command("arm", {})).rejection.code == "round_in_progress"
+
+
+def test_a_late_answer_to_one_round_is_not_a_false_start_of_the_next(quiz, clock: ManualClock) -> None:
+    table, _keeper, source, later = quiz
+    table.handle(HOST, Command("arm", {"mode": "race"}))
+    clock.advance(200_000)
+    source.press(1)
+    clock.advance(3_000)
+    later.run()
+    assert last_result(table)["winner"] == "seat:1"
+    clock.advance(100_000)
+    source.press(2)  # too late for round 1: it was decided already
+    clock.advance(1_500_000)
+    source.press(3)  # well after round 1, just before round 2: this one is jumping the gun
+    clock.advance(200_000)
+    table.handle(HOST, Command("arm", {"mode": "race"}))
+    clock.advance(5_000_001)
+    later.run()
+    result = last_result(table)
+    assert [f["who"] for f in result["decision"]["false_starts"]] == ["seat:3"]

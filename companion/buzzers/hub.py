@@ -16,11 +16,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from companion.buzzers.pairing import ARM, ButtonMap, Target
-from companion.buzzers.phones import PhoneBuzzers
+from companion.buzzers.phones import PhoneBuzzers, whole_ms
 from companion.buzzers.rounds import RoundKeeper
-from companion.buzzers.sources import Press, PressSource, Scheduler, SimulatedSource
+from companion.buzzers.sources import Press, PressSource, Scheduler, SimulatedSource, SourceHealth
 from companion.clock import Clock
 from companion.games.base import TABLE, Command, Rejection, Viewer
+from companion.store import RecordedEvent
 from companion.table.session import Table
 
 log = logging.getLogger(__name__)
@@ -28,6 +29,7 @@ log = logging.getLogger(__name__)
 PAIRING_WINDOW_US = 30_000_000
 RECENT_PRESSES = 12
 HEALTH_INTERVAL_S = 1.0
+PHONE_CHANGES = ("seat_claimed", "seat_cleared", "seat_rebound")
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,10 +64,14 @@ class ButtonHub:
         """Who waits for their button, and until when (host timeline)."""
         self.recent: deque[PressRecord] = deque(maxlen=RECENT_PRESSES)
         self.unmapped: dict[str, int] = {}
+        self.problem = ""
+        """Why the last pairing could not be saved, for the host."""
+        self._public: tuple[int, dict[str, Any], list[SourceHealth]] | None = None
         self._health_seen: object = None
         self._stopped = threading.Event()
         self._watch: threading.Thread | None = None
         table.extra_views["buttons"] = self.view
+        table.observers.append(self._on_events)
 
     # -- life ----------------------------------------------------------------------------------
 
@@ -105,6 +111,12 @@ class ButtonHub:
                 self.table.broadcaster.nudge()
             self._health_seen = seen
 
+    def _on_events(self, events: tuple[RecordedEvent, ...]) -> None:
+        for event in events:
+            if event.type in PHONE_CHANGES:
+                # Another phone holds the seat now: the old phone's round trips say nothing of it.
+                self.phones.forget(int(event.data["seat"]))
+
     # -- presses -------------------------------------------------------------------------------
 
     def seat_for(self, button: str) -> Target | None:
@@ -119,8 +131,10 @@ class ButtonHub:
         return None
 
     def playing(self, seat: int) -> bool:
+        """A seat someone holds, in the running game: a button of an empty seat wins nothing."""
         run = self.table.run
-        return run is not None and not run.ended and any(s.number == seat for s in run.seats)
+        return (run is not None and not run.ended and seat in self.table.state.names
+                and any(s.number == seat for s in run.seats))
 
     def on_press(self, press: Press) -> None:
         """A source's press, from any thread."""
@@ -128,12 +142,20 @@ class ButtonHub:
         with self._lock:
             if self.pairing is not None and now > self.pairing[1]:
                 self.pairing = None
-            pairing = self.pairing if press.source != self.phones.name else None
+            # A round armed while someone waits to pair: its presses are answers, not new buttons.
+            in_round = self.keeper.round is not None
+            pairing = self.pairing if press.source != self.phones.name and not in_round else None
             if pairing is not None:
                 self.pairing = None
                 target: Target | None = pairing[0]
                 use = "paired"
-                self.pairs.pair(press.button, pairing[0])
+                try:
+                    self.pairs.pair(press.button, pairing[0])
+                    self.problem = ""
+                except OSError as err:  # the disk is full or read-only: say so, keep the old map
+                    log.error("could not save the pairing of %s: %s", press.button, err)
+                    self.problem = f"could not save {self.pairs.path.name}: {err.strerror or err}"
+                    use = "unpaired"
                 self.unmapped.pop(press.button, None)
             else:
                 target = self.seat_for(press.button)
@@ -151,8 +173,9 @@ class ButtonHub:
         if use == "round":
             assert isinstance(target, int)
             self.keeper.on_press(press, target)
-            return
-        if use == "paired":
+            if self.keeper.round is not None:
+                return  # the round's decision, a few ms away, redraws every page
+        elif use == "paired":
             log.info("button %s paired with %s", press.button, target)
         elif use == "arm":
             outcome = self.table.handle(TABLE, Command("arm", {"mode": "race"}))
@@ -208,35 +231,49 @@ class ButtonHub:
         with self._lock:
             if button not in self.pairs.pairs or (target is not None and self.pairs.target(button) != target):
                 return Rejection("unknown_button")
-            self.pairs.unpair(button)
+            try:
+                self.pairs.unpair(button)
+            except OSError as err:
+                log.error("could not save the unpairing of %s: %s", button, err)
+                return Rejection("buttons_not_saved", {"detail": str(err.strerror or err)})
         self.table.broadcaster.nudge()
         return None
 
     # -- what the pages see --------------------------------------------------------------------
 
-    def view(self, viewer: Viewer) -> dict[str, Any]:
+    def _public_part(self) -> tuple[dict[str, Any], list[SourceHealth]]:
+        """What every viewer sees, made once per change of the pages (the table's revision)."""
+        revision = self.table.broadcaster.revision
+        cached = self._public
+        if cached is not None and cached[0] == revision:
+            return cached[1], cached[2]
+        healths = [s.health() for s in self.sources]
         with self._lock:
             pairing = self.pairing
-            recent = [r.to_json() for r in self.recent]
-            unmapped = [{"button": b, "count": n} for b, n in sorted(self.unmapped.items())]
-            pairs = dict(sorted(self.pairs.pairs.items()))
-        healths = [s.health() for s in self.sources]
         part: dict[str, Any] = {
-            "sources": [{"name": h.name, "kind": h.kind, "healthy": h.healthy, "uncertainty_us": h.uncertainty_us}
-                        for h in healths if h.kind != "phone"],
+            "sources": [h.public_json() for h in healths if h.kind != "phone"],
             "simulated": self.simulated.buttons if self.simulated is not None else 0,
             "phones": self.buzzers_in_use(),
             "pairing": None if pairing is None else {"target": pairing[0]},
         }
+        self._public = (revision, part, healths)
+        return part, healths
+
+    def view(self, viewer: Viewer) -> dict[str, Any]:
+        public, healths = self._public_part()
         if viewer.kind == "seat" and viewer.seat is not None:
             estimate = self.phones.estimate(viewer.seat)
-            part["you"] = {
+            return {**public, "you": {
+                "seat": viewer.seat,
                 "buttons": self.pairs.buttons_of(viewer.seat),
-                "phone_uncertainty_us": None if estimate is None else estimate.uncertainty_us,
-            }
-        elif viewer.kind == "host":
-            part["health"] = [h.to_json() for h in healths]
-            part["pairs"] = pairs
-            part["unmapped"] = unmapped
-            part["recent"] = recent
-        return part
+                "phone_uncertainty_us": None if estimate is None else whole_ms(estimate.uncertainty_us),
+            }}
+        if viewer.kind == "host":
+            with self._lock:
+                recent = [r.to_json() for r in self.recent]
+                unmapped = [{"button": b, "count": n} for b, n in sorted(self.unmapped.items())]
+                pairs = dict(sorted(self.pairs.pairs.items()))
+            return {**public, "health": [h.to_json() for h in healths], "pairs": pairs, "unmapped": unmapped,
+                    "recent": recent, "problem": self.problem,
+                    "phone_precision": {str(seat): us for seat, us in self.phones.precisions().items()}}
+        return public

@@ -44,7 +44,7 @@ class ButtonMap:
             raise ConfigError("(file)", 'expected only a [seats] table ("source:button" = seat)', where)
         pairs: dict[str, Target] = {}
         for button, target in seats.items():
-            if not BUTTON_NAME.match(button):
+            if not BUTTON_NAME.fullmatch(button):
                 raise ConfigError(f"seats.{button}", 'a button is named "source:button", e.g. "gpio:17"', where)
             if target != ARM and (isinstance(target, bool) or not isinstance(target, int)
                                   or not 1 <= target <= MAX_SEATS):
@@ -60,24 +60,27 @@ class ButtonMap:
 
     def pair(self, button: str, target: Target) -> None:
         """Bind `button` to `target`; a seat (or the arm role) has one button, so its old one goes."""
-        for old in self.buttons_of(target):
-            del self.pairs[old]
-        self.pairs[button] = target
-        self.save()
+        pairs = {b: t for b, t in self.pairs.items() if t != target}
+        pairs[button] = target
+        self.save(pairs)
+        self.pairs = pairs
 
     def unpair(self, button: str) -> bool:
-        if self.pairs.pop(button, None) is None:
+        if button not in self.pairs:
             return False
-        self.save()
+        pairs = {b: t for b, t in self.pairs.items() if b != button}
+        self.save(pairs)
+        self.pairs = pairs
         return True
 
-    def save(self) -> None:
+    def save(self, pairs: dict[str, Target]) -> None:
+        """Write `pairs` whole; the map in memory changes only once they are on disk."""
         lines = [
             "# Which button belongs to which seat, written by pairing (the host console, or a phone's",
             '# "pair my button"). You may edit it while the companion is stopped. "arm": the button that',
             "# arms a quiz round.",
             "[seats]",
-            *(f'"{b}" = ' + (f'"{t}"' if isinstance(t, str) else str(t)) for b, t in sorted(self.pairs.items())),
+            *(f'"{b}" = ' + (f'"{t}"' if isinstance(t, str) else str(t)) for b, t in sorted(pairs.items())),
         ]
         temporary = self.path.with_name(self.path.name + ".tmp")
         with open(temporary, "w", encoding="utf-8") as fh:

@@ -24,8 +24,17 @@ PING_TIMEOUT_US = 10_000_000
 """An echo later than this is not a round trip but a phone that went to sleep."""
 UNMEASURED_UNCERTAINTY_US = 150_000
 """A buzz from a phone with no round trip measured yet: stamped on arrival, this vague."""
+MAX_GRACE_US = 250_000
+"""The longest a decision waits for phones still in flight: one phone on a bad link must not
+hold every round (wired ones included) for seconds. Its later presses still count if they arrive
+before the decision."""
 REPEAT_MASK_US = 50_000
 """Taps of the same phone this close together are one press (a finger bouncing on glass)."""
+
+
+def whole_ms(us: int) -> int:
+    """A precision as people read it: in whole milliseconds, never shown as zero."""
+    return max(1, round(us / 1000)) * 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +115,8 @@ class PhoneBuzzers(HandlerSlot):
         now = self._clock.now_us()
         with self._lock:
             estimates = [self._estimate(link, now) for link in self._links.values()]
-        return max((e.delay_us + e.uncertainty_us for e in estimates if e is not None), default=0)
+        slowest = max((e.delay_us + e.uncertainty_us for e in estimates if e is not None), default=0)
+        return min(slowest, MAX_GRACE_US)
 
     def press(self, seat: int, arrived_us: int) -> Press | None:
         """A buzz that reached the server at `arrived_us`; None when it repeats a tap just made."""
@@ -132,10 +142,16 @@ class PhoneBuzzers(HandlerSlot):
             self._links.pop(seat, None)
 
     def health(self) -> SourceHealth:
+        measured = self.precisions()
+        # Whole milliseconds: finer would change with every ping and redraw every screen for nothing.
+        worst = max(measured.values(), default=UNMEASURED_UNCERTAINTY_US)
+        detail = f"{len(measured)} phones measured, the least precise ±{worst // 1000} ms" if measured else \
+            "no phone measured yet"
+        return SourceHealth(self.name, self.kind, True, detail, worst)
+
+    def precisions(self) -> dict[int, int]:
+        """Each measured phone's precision in whole milliseconds (as µs), by seat."""
         now = self._clock.now_us()
         with self._lock:
             estimates = {seat: self._estimate(link, now) for seat, link in sorted(self._links.items())}
-        measured = {seat: e for seat, e in estimates.items() if e is not None}
-        detail = ", ".join(f"seat {seat}: ±{e.uncertainty_us / 1000:.1f} ms" for seat, e in measured.items())
-        worst = max((e.uncertainty_us for e in measured.values()), default=UNMEASURED_UNCERTAINTY_US)
-        return SourceHealth(self.name, self.kind, True, detail or "no phone measured yet", worst)
+        return {seat: whole_ms(e.uncertainty_us) for seat, e in estimates.items() if e is not None}

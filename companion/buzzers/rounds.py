@@ -26,6 +26,8 @@ log = logging.getLogger(__name__)
 
 EARLY_WINDOW_US = 3_000_000
 """How far before an arm a press still counts as that round's false start."""
+LATE_WINDOW_US = 1_000_000
+"""Presses this soon after a round ended are late answers to it, not false starts of the next."""
 
 
 class RoundKeeper:
@@ -40,6 +42,9 @@ class RoundKeeper:
         self.round: int | None = None
         self.state: RoundState | None = None
         self._recent: deque[TimedPress] = deque(maxlen=256)
+        self._late_until_us = 0
+        self._wake_due_us: int | None = None
+        self._wake_token: object = None
         table.observers.append(self.on_events)
 
     def resume(self) -> None:
@@ -73,6 +78,7 @@ class RoundKeeper:
             elif event.type in ("round_settled", "round_cancelled", "game_ended"):
                 with self._lock:
                     self.round, self.state = None, None
+                    self._late_until_us = self.clock.now_us() + LATE_WINDOW_US
 
     def _open(self, data: Mapping[str, Any], wake: bool = True) -> None:
         grace = max(int(data["grace_us"]), self.extra_grace_us())
@@ -80,8 +86,10 @@ class RoundKeeper:
                          data["penalty"], int(data["lockout_us"]))
         with self._lock:
             state = referee.arm(spec)
+            self._wake_due_us, self._wake_token = None, None  # an old round's timer wakes nobody
+            since = max(spec.armed_at_us - EARLY_WINDOW_US, self._late_until_us)
             for early in self._recent:
-                if spec.armed_at_us - EARLY_WINDOW_US <= early.t_us:
+                if since <= early.t_us:
                     state = referee.press(state, early)
             self.round, self.state = int(data["round"]), state
         if wake:
@@ -99,7 +107,21 @@ class RoundKeeper:
         self._wake_at(due)
 
     def _wake_at(self, due_us: int) -> None:
-        self.schedule(max(0.0, (due_us - self.clock.now_us()) / 1_000_000), self.settle_if_due)
+        """One timer at a time: a new one only when the decision became due sooner (each timer is
+        a thread; a press per contestant must not start one each)."""
+        with self._lock:
+            if self._wake_due_us is not None and self._wake_due_us <= due_us:
+                return
+            self._wake_due_us = due_us
+            token = self._wake_token = object()
+        self.schedule(max(0.0, (due_us - self.clock.now_us()) / 1_000_000), lambda: self._woken(token))
+
+    def _woken(self, token: object) -> None:
+        with self._lock:
+            if token is not self._wake_token:
+                return  # superseded by a sooner timer, or by the next round's
+            self._wake_due_us = None
+        self.settle_if_due()
 
     def settle_if_due(self, force: bool = False) -> None:
         with self._lock:

@@ -62,6 +62,11 @@ class SourceHealth:
     uncertainty_us: int
     buttons: tuple[ButtonHealth, ...] = ()
 
+    def public_json(self) -> dict[str, object]:
+        """What anyone may see: the per-pin counts are for the host."""
+        return {"name": self.name, "kind": self.kind, "healthy": self.healthy, "detail": self.detail,
+                "uncertainty_us": self.uncertainty_us}
+
     def to_json(self) -> dict[str, object]:
         return {
             "name": self.name,

@@ -31,6 +31,9 @@ class QuizState:
     armed: Mapping[str, Any] | None = None
     results: tuple[Mapping[str, Any], ...] = ()
     board: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    shown: Mapping[str, Any] = field(default_factory=lambda: {"results": [], "board": {}})
+    """The results and the board as every viewer sees them, made once per settled round: views of
+    one state share these objects, so fourteen screens cost one comparison, not fourteen."""
 
 
 def normalize_options(options: Mapping[str, Any]) -> dict[str, Any]:
@@ -112,23 +115,29 @@ def evolve(state: QuizState, event: Event) -> QuizState:
             for row in data["decision"].get("order", []):
                 board[row["who"]] = (*board.get(row["who"], ()), int(row["after_arm_us"]))[-BOARD_SAMPLES:]
         result = {**data, "mode": armed.get("mode")}
-        return replace(state, armed=None, results=(result, *state.results)[:RECENT_ROUNDS], board=board)
+        results = (result, *state.results)[:RECENT_ROUNDS]
+        return replace(state, armed=None, results=results, board=board,
+                       shown={"results": list(results), "board": _board_view(board)})
     raise ValueError(f"the buzzer quiz has no event {event.type!r}")
 
 
-def view(state: QuizState, viewer: Viewer) -> dict[str, Any]:
-    board = {}
-    for who, samples in state.board.items():
+def _board_view(board: Mapping[str, tuple[int, ...]]) -> dict[str, Any]:
+    shown = {}
+    for who, samples in board.items():
         ordered = sorted(samples)
-        board[who] = {"count": len(samples), "best_us": ordered[0], "median_us": ordered[len(ordered) // 2],
+        shown[who] = {"count": len(samples), "best_us": ordered[0], "median_us": ordered[len(ordered) // 2],
                       "samples": list(samples)}
+    return shown
+
+
+def view(state: QuizState, viewer: Viewer) -> dict[str, Any]:
     return {
         "game": "buzzer-quiz",
         "round": state.round,
         "armed": None if state.armed is None else {k: state.armed[k] for k in ("round", "mode", "window_us")},
-        "results": list(state.results),
-        "board": board,
-        "options": dict(state.options),
+        "results": state.shown["results"],
+        "board": state.shown["board"],
+        "options": state.options,
     }
 
 
@@ -188,5 +197,22 @@ BUZZER_QUIZ: GameDefinition[QuizState] = GameDefinition(
             {"value": "rearm", "label": {"en": "play the round again", "fr": "rejouer la manche"}},
         ],
         "default": "draw",
+    }, {
+        "key": "false_start",
+        "label": {"en": "A press before the signal", "fr": "Un appui avant le signal"},
+        "choices": [
+            {"value": "none", "label": {"en": "is shown, no penalty", "fr": "est affiché, sans pénalité"}},
+            {"value": "lockout_ms", "label": {"en": "locks that player out for 250 ms after the signal",
+                                              "fr": "bloque ce joueur 250 ms après le signal"}},
+            {"value": "lockout_round", "label": {"en": "locks that player out of the round",
+                                                 "fr": "exclut ce joueur de la manche"}},
+        ],
+        "default": "none",
+    }, {
+        "key": "window_s",
+        "label": {"en": "A round stays open for", "fr": "Une manche reste ouverte"},
+        "choices": [{"value": seconds, "label": {"en": f"{seconds} s", "fr": f"{seconds} s"}}
+                    for seconds in (5, 10, 20, 60)],
+        "default": 5,
     }],
 )

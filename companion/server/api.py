@@ -62,13 +62,14 @@ def _set_cookie(response: Response, name: str, value: str) -> None:
 @bp.get("/status")
 def status() -> Response:
     svc = service()
+    host = is_host()
     return jsonify({
         "version": __version__,
         "uptime_s": round(svc.uptime_s(), 3),
         "data_dir": str(svc.config.data_dir.resolve()),
         "position": svc.table.position,
         "game": svc.table.summary(),
-        "buzzers": [source.health().to_json() for source in svc.sources],
+        "buzzers": [h.to_json() if host else h.public_json() for h in (s.health() for s in svc.sources)],
     })
 
 

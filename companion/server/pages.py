@@ -85,6 +85,12 @@ def host() -> Response:
     return _page("host.html", join_url=join_url(), boot={"role": "host", "view": service().table.view(HOST)})
 
 
+@bp.get("/buttons")
+def buttons() -> Response:
+    """Virtual slap buttons for a demo or development without hardware (simulated buttons only)."""
+    return _page("buttons.html", boot={"role": "buttons", "view": service().table.view(TABLE)})
+
+
 @bp.get("/verify")
 def verify() -> Response:
     """Anyone can check an exported game here, in their own browser, without trusting this server's word."""

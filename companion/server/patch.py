@@ -145,25 +145,27 @@ def diff(old: Any, new: Any) -> list[Op]:
     return SharedEncoder().diff(old, new)
 
 
-def apply(document: Any, ops: list[Op]) -> Any:
-    """The document after the operations (the input is left untouched)."""
-    result = copy.deepcopy(document)
+def apply(document: Any, ops: list[Op], in_place: bool = False) -> Any:
+    """The document after the operations. The input is left untouched, unless `in_place` says
+    the document and the operations belong to the caller alone (a client applying fresh JSON)."""
+    clone = (lambda value: value) if in_place else copy.deepcopy
+    result = clone(document)
     for op in ops:
         path = op[0]
         if len(op) == 4:
             target = result
             for key in path:
                 target = target[key]
-            target[op[1]:op[1] + op[2]] = copy.deepcopy(op[3])
+            target[op[1]:op[1] + op[2]] = clone(op[3])
             continue
         if not path:
-            result = copy.deepcopy(op[1]) if len(op) == 2 else None
+            result = clone(op[1]) if len(op) == 2 else None
             continue
         target = result
         for key in path[:-1]:
             target = target[key]
         if len(op) == 2:
-            target[path[-1]] = copy.deepcopy(op[1])
+            target[path[-1]] = clone(op[1])
         else:
             del target[path[-1]]
     return result

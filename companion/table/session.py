@@ -297,7 +297,9 @@ class Table:
         run = self._running()
         if isinstance(run, Rejection):
             return Outcome(run)
-        if self.state.paused:
+        if self.state.paused and actor.kind != "system":
+            # The system only records what already happened (a round's presses): a pause
+            # stops the players, not the referee.
             return Outcome(Rejection("paused"))
         definition = run.definition
         rejection = definition.validate(run.state, actor, command)

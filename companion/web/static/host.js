@@ -76,7 +76,12 @@
   $("start-form").addEventListener("submit", (event) => {
     event.preventDefault();
     const options = {};
-    for (const select of $("game-options").querySelectorAll("select")) options[select.dataset.key] = select.value;
+    const game = games.find((g) => g.id === $("game-select").value);
+    // The choice's own value (a number stays a number), not the select's text.
+    for (const select of $("game-options").querySelectorAll("select")) {
+      const option = game.options.find((o) => o.key === select.dataset.key);
+      options[select.dataset.key] = option.choices[select.selectedIndex].value;
+    }
     send("start_game", { game: $("game-select").value, options });
   });
 
@@ -125,9 +130,20 @@
       $("host-seats").replaceChildren(...view.table.seats.map(seatRow));
     }
     renderStartForm(view);
+    renderButtons(view);
+  }
+
+  // Presses redraw this panel often: the host's half-made choice of seat survives it.
+  function renderButtons(view) {
+    const box = $("host-buttons");
+    if (box.contains(document.activeElement) && document.activeElement.tagName === "SELECT") return;
+    const chosen = $("pair-target") ? $("pair-target").value : null;
+    box.replaceChildren(...[C.buttons.hostPanel(view)].filter(Boolean));
+    if (chosen !== null && $("pair-target")) $("pair-target").value = chosen;
   }
 
   $("host-seats").addEventListener("focusout", () => setTimeout(() => render(current), 0));
+  $("host-buttons").addEventListener("focusout", () => setTimeout(() => renderButtons(current), 0));
   $("undo").addEventListener("click", () => send("undo"));
   $("pause").addEventListener("click", () => send(current.table.paused ? "resume" : "pause"));
   $("end-game").addEventListener("click", () => { if (window.confirm(ui.end_confirm)) send("end_game"); });

@@ -9,6 +9,8 @@
     const game = current.game;
     const screens = game && C.games[game.game];
     const content = screens && screens.private ? screens.private(game, current) : null;
+    // A game with nothing private (the quiz) has no peek control at all.
+    document.querySelector(".private").hidden = !!(game && screens && !screens.private);
     const box = $("private-content");
     box.replaceChildren(content || el("p", { class: "muted" }, ui.nothing_private));
     box.hidden = !peeking;
@@ -30,13 +32,14 @@
       const screens = C.games[game.game];
       if (screens) screens.seat(container, game, view);
       if (game.ended) container.prepend(el("p", { class: "notice" }, ui.game_over));
-      if (game.undo) {
+      if (game.undo && !(screens && screens.undo === false)) {
         container.append(el("div", { class: "undo-line" },
           el("button", { type: "button", disabled: !game.undo.allowed, "aria-describedby": "undo-why",
             onclick: () => C.send("me", "undo") }, ui.undo_mine),
           el("span", { id: "undo-why", class: "hint" }, game.undo.allowed ? "" : C.errorText(game.undo.reason))));
       }
     }
+    $("button-panel").replaceChildren(...[C.buttons.phonePanel(view)].filter(Boolean));
     renderPrivate();
     contribute(view);
   }

@@ -23,12 +23,25 @@
     if (game.ended) container.prepend(el("p", { class: "notice" }, ui.game_over));
   }
 
+  // The table's keyboard: Space or Enter does the game's main thing (roll, arm a race); with
+  // simulated buttons, 1-9 and 0 press buttons 1-10 as if they were wired.
+  let current = C.boot.view;
   document.addEventListener("keydown", (event) => {
-    if ((event.key === " " || event.key === "Enter") && event.target === document.body) {
-      const roll = $("roll-table");
-      if (roll && !roll.disabled) { event.preventDefault(); roll.click(); }
+    if (event.target !== document.body || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.key === " " || event.key === "Enter") {
+      const main = $("roll-table") || $("arm-race-table");
+      if (main && !main.disabled) { event.preventDefault(); main.click(); }
+      return;
+    }
+    const simulated = current.buttons ? current.buttons.simulated : 0;
+    if (/^[0-9]$/.test(event.key) && simulated && !event.repeat) {
+      const button = event.key === "0" ? 10 : Number(event.key);
+      if (button <= simulated) {
+        event.preventDefault();
+        C.post("/api/buttons/press", { button }).then((body) => { if (!body.ok) C.showError(body.message); });
+      }
     }
   });
-  render(C.boot.view);
-  C.follow("table", render);
+  render(current);
+  C.follow("table", (view) => { current = view; render(view); });
 })(window.Companion);
