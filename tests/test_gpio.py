@@ -5,7 +5,7 @@ from __future__ import annotations
 from gpiozero.pins.mock import MockFactory
 
 from companion.buzzers.gpio import GpioSource
-from companion.buzzers.referee import RoundSpec, TimedPress, arm, decide, press
+from companion.buzzers.referee import Decision, Mode, RoundSpec, TimedPress, arm, decide, press
 from companion.buzzers.sources import Press
 from tests.conftest import EdgeClock, Later, edge
 
@@ -28,6 +28,51 @@ def test_order_follows_edge_ticks_even_when_callbacks_arrive_out_of_order(factor
     decision = decide(round_, 200_000_000)
     assert decision is not None and decision.winner == "gpio:1"
     assert [p.t_us for p in decision.order] == [100_300_100, 100_300_400]
+
+
+def refereed(presses: list[Press], mode: Mode, armed_at_s: float) -> Decision:
+    """The decision on these wired presses for a round armed at `armed_at_s` (5 s window)."""
+    round_ = arm(RoundSpec(mode, round(armed_at_s * 1_000_000), 5_000_000))
+    for p in presses:
+        round_ = press(round_, TimedPress(p.button, p.t_us, p.uncertainty_us, p.source))
+    decision = decide(round_, 10**12)
+    assert decision is not None
+    return decision
+
+
+def test_wired_edges_closer_than_their_uncertainty_are_a_tie(factory, edges, later) -> None:
+    presses: list[Press] = []
+    source_with(factory, edges, later, presses)
+    edge(factory, edges, 22, 100.500_030, True)  # 30 us apart: within 2 x 20 us
+    edge(factory, edges, 17, 100.500_000, True)
+    edge(factory, edges, 27, 100.500_100, True)  # 100 us after the first: told apart
+    later.run()
+    decision = refereed(presses, "race", 100.0)
+    assert decision.outcome == "tie" and decision.winner is None
+    assert decision.tied_first == ("gpio:1", "gpio:3")
+    assert decision.ties == (("gpio:1", "gpio:3"),)
+
+
+def test_wired_false_starts_and_hands_off_faults_keep_their_edge_times(factory, edges, later) -> None:
+    presses: list[Press] = []
+    source_with(factory, edges, later, presses)
+    edge(factory, edges, 17, 99.912_345, True)  # 87.655 ms before the signal
+    edge(factory, edges, 27, 101.250_000, True)  # 1.25 s into a hands-off window
+    later.run()
+    decision = refereed(presses, "hands_off", 100.0)
+    assert decision.outcome == "faults"
+    assert [(p.who, p.t_us - 100_000_000) for p in decision.order] == [("gpio:2", 1_250_000)]
+    assert decision.to_json()["false_starts"][0]["early_us"] == 87_655
+    assert decision.to_json()["false_starts"][0]["who"] == "gpio:1"
+
+
+def test_no_wired_press_in_the_window_is_no_reaction(factory, edges, later) -> None:
+    presses: list[Press] = []
+    source_with(factory, edges, later, presses)
+    edge(factory, edges, 17, 106.0, True)  # after the 5 s window closed
+    later.run()
+    decision = refereed(presses, "race", 100.0)
+    assert decision.outcome == "no_reaction" and decision.order == ()
 
 
 def test_a_bounce_train_keeps_the_first_edges_time(factory, edges, later) -> None:
