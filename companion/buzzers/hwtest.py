@@ -310,15 +310,15 @@ class HwTest:
 
     def run(self, stdin: TextIO) -> None:
         """Until Ctrl-C or end of input; the sources are stopped whatever happens."""
-        self.start()
+        # Ctrl-C may come at any moment, even while the reader thread is starting.
         try:
+            self.start()
             reader = threading.Thread(target=self._read_input, args=(stdin,), name="hw-test-input", daemon=True)
             reader.start()
-            try:
-                while not self._finished.wait(self.redraw_s):
-                    self.tick()
-            except KeyboardInterrupt:
-                pass
+            while not self._finished.wait(self.redraw_s):
+                self.tick()
+        except KeyboardInterrupt:
+            pass
         finally:
             healths = self.healths()
             self.stop_sources()
