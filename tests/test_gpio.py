@@ -11,6 +11,8 @@ from tests.conftest import EdgeClock, Later, edge
 
 
 def source_with(factory: MockFactory, edges: EdgeClock, later: Later, presses: list[Press]) -> GpioSource:
+    """A source on pins 17, 27 and 22. Keep it referenced: its pins hold their callbacks weakly,
+    so a dropped source goes silent whenever the garbage collector passes."""
     source = GpioSource({"1": 17, "2": 27, "3": 22}, edges, factory, later)
     source.start(presses.append)
     return source
@@ -18,7 +20,7 @@ def source_with(factory: MockFactory, edges: EdgeClock, later: Later, presses: l
 
 def test_order_follows_edge_ticks_even_when_callbacks_arrive_out_of_order(factory, edges, later) -> None:
     presses: list[Press] = []
-    source_with(factory, edges, later, presses)
+    _source = source_with(factory, edges, later, presses)  # held, as the service holds its sources
     edge(factory, edges, 27, 100.300_400, True)  # seat 2's edge is delivered first...
     edge(factory, edges, 17, 100.300_100, True)  # ...but seat 1's happened 300 us earlier
     later.run()
@@ -42,7 +44,7 @@ def refereed(presses: list[Press], mode: Mode, armed_at_s: float) -> Decision:
 
 def test_wired_edges_closer_than_their_uncertainty_are_a_tie(factory, edges, later) -> None:
     presses: list[Press] = []
-    source_with(factory, edges, later, presses)
+    _source = source_with(factory, edges, later, presses)  # held, as the service holds its sources
     edge(factory, edges, 22, 100.500_030, True)  # 30 us apart: within 2 x 20 us
     edge(factory, edges, 17, 100.500_000, True)
     edge(factory, edges, 27, 100.500_100, True)  # 100 us after the first: told apart
@@ -55,7 +57,7 @@ def test_wired_edges_closer_than_their_uncertainty_are_a_tie(factory, edges, lat
 
 def test_wired_false_starts_and_hands_off_faults_keep_their_edge_times(factory, edges, later) -> None:
     presses: list[Press] = []
-    source_with(factory, edges, later, presses)
+    _source = source_with(factory, edges, later, presses)  # held, as the service holds its sources
     edge(factory, edges, 17, 99.912_345, True)  # 87.655 ms before the signal
     edge(factory, edges, 27, 101.250_000, True)  # 1.25 s into a hands-off window
     later.run()
@@ -68,7 +70,7 @@ def test_wired_false_starts_and_hands_off_faults_keep_their_edge_times(factory, 
 
 def test_no_wired_press_in_the_window_is_no_reaction(factory, edges, later) -> None:
     presses: list[Press] = []
-    source_with(factory, edges, later, presses)
+    _source = source_with(factory, edges, later, presses)  # held, as the service holds its sources
     edge(factory, edges, 17, 106.0, True)  # after the 5 s window closed
     later.run()
     decision = refereed(presses, "race", 100.0)

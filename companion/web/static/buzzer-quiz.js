@@ -9,7 +9,7 @@
   // Milliseconds in the reader's own number format (391,5 in French).
   const ms = (us, digits) => {
     const d = digits === undefined ? 1 : digits;
-    return (us / 1000).toLocaleString(C.lang, { minimumFractionDigits: d, maximumFractionDigits: d });
+    return (us / 1000).toLocaleString(C.lang, { minimumFractionDigits: d, maximumFractionDigits: d, useGrouping: false });
   };
   // Gaps below a millisecond are what wired buttons are for: show them to the microsecond.
   const gapText = (us) => (us === 0 ? "—" : `+${Math.abs(us) < 1000 ? ms(us, 3) : ms(us)} ms`);
