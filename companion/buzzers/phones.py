@@ -41,7 +41,6 @@ def whole_ms(us: int) -> int:
 class Estimate:
     delay_us: int
     uncertainty_us: int
-    samples: int
 
 
 class PhoneLink:
@@ -62,7 +61,6 @@ class PhoneBuzzers(HandlerSlot):
         self._clock = clock
         self._links: dict[int, PhoneLink] = {}
         self._next_id = 1
-        self.presses = 0
 
     def _link(self, seat: int) -> PhoneLink:
         link = self._links.get(seat)
@@ -102,7 +100,7 @@ class PhoneBuzzers(HandlerSlot):
             return None
         best = min(rtts)
         spread = int(statistics.median(rtts)) - best
-        return Estimate(best // 2, best - best // 2 + spread, len(rtts))
+        return Estimate(best // 2, best - best // 2 + spread)
 
     def estimate(self, seat: int) -> Estimate | None:
         with self._lock:
@@ -130,7 +128,6 @@ class PhoneBuzzers(HandlerSlot):
                 press = Press(f"phone:{seat}", arrived_us, self.name, UNMEASURED_UNCERTAINTY_US)
             else:
                 press = Press(f"phone:{seat}", arrived_us - estimate.delay_us, self.name, estimate.uncertainty_us)
-            self.presses += 1
             handler = self._handler
         if handler is not None:
             handler(press)

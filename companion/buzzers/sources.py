@@ -121,7 +121,6 @@ class SimulatedSource(HandlerSlot):
         self.name = name
         self.buttons = buttons
         self._clock = clock
-        self.presses = 0
 
     def press(self, button: int) -> Press:
         if not 1 <= button <= self.buttons:
@@ -129,7 +128,6 @@ class SimulatedSource(HandlerSlot):
         press = Press(f"{self.name}:{button}", self._clock.now_us(), self.name, 0)
         with self._lock:
             handler = self._handler
-            self.presses += 1
         if handler is not None:
             handler(press)
         return press

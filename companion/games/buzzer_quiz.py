@@ -29,11 +29,12 @@ class QuizState:
     options: Mapping[str, Any]
     round: int = 0
     armed: Mapping[str, Any] | None = None
-    results: tuple[Mapping[str, Any], ...] = ()
-    board: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
-    shown: Mapping[str, Any] = field(default_factory=lambda: {"results": [], "board": {}})
-    """The results and the board as every viewer sees them, made once per settled round: views of
-    one state share these objects, so fourteen screens cost one comparison, not fourteen."""
+    results: list[Mapping[str, Any]] = field(default_factory=list)
+    """The latest rounds first. This list and the board are new objects at each settled round
+    and never changed afterwards, so every viewer's view shares them and fourteen screens cost
+    one comparison, not fourteen."""
+    board: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """Per contestant: race reaction times (the latest BOARD_SAMPLES), their count, best, median."""
 
 
 def normalize_options(options: Mapping[str, Any]) -> dict[str, Any]:
@@ -113,21 +114,17 @@ def evolve(state: QuizState, event: Event) -> QuizState:
         armed = state.armed or {}
         if armed.get("mode") == "race":
             for row in data["decision"].get("order", []):
-                board[row["who"]] = (*board.get(row["who"], ()), int(row["after_arm_us"]))[-BOARD_SAMPLES:]
+                earlier = board.get(row["who"], {}).get("samples", [])
+                board[row["who"]] = _board_row([*earlier, int(row["after_arm_us"])][-BOARD_SAMPLES:])
         result = {**data, "mode": armed.get("mode")}
-        results = (result, *state.results)[:RECENT_ROUNDS]
-        return replace(state, armed=None, results=results, board=board,
-                       shown={"results": list(results), "board": _board_view(board)})
+        return replace(state, armed=None, results=[result, *state.results][:RECENT_ROUNDS], board=board)
     raise ValueError(f"the buzzer quiz has no event {event.type!r}")
 
 
-def _board_view(board: Mapping[str, tuple[int, ...]]) -> dict[str, Any]:
-    shown = {}
-    for who, samples in board.items():
-        ordered = sorted(samples)
-        shown[who] = {"count": len(samples), "best_us": ordered[0], "median_us": ordered[len(ordered) // 2],
-                      "samples": list(samples)}
-    return shown
+def _board_row(samples: list[int]) -> dict[str, Any]:
+    ordered = sorted(samples)
+    return {"count": len(samples), "best_us": ordered[0], "median_us": ordered[len(ordered) // 2],
+            "samples": samples}
 
 
 def view(state: QuizState, viewer: Viewer) -> dict[str, Any]:
@@ -135,8 +132,8 @@ def view(state: QuizState, viewer: Viewer) -> dict[str, Any]:
         "game": "buzzer-quiz",
         "round": state.round,
         "armed": None if state.armed is None else {k: state.armed[k] for k in ("round", "mode", "window_us")},
-        "results": state.shown["results"],
-        "board": state.shown["board"],
+        "results": state.results,
+        "board": state.board,
         "options": state.options,
     }
 

@@ -91,23 +91,30 @@ def pair() -> Response:
     return _refused(refusal) if refusal else jsonify({"ok": True, "target": target})
 
 
+def _own_seat() -> int | Response | None:
+    """Whose pairings the caller may touch: the host any (None), a player their seat's only."""
+    if is_host():
+        return None
+    seat = seat_of_request()
+    return error("no_seat", 403) if seat is None else seat
+
+
 @bp.post("/buttons/cancel")
 def cancel() -> Response:
-    target = None if is_host() else seat_of_request()
-    if target is None and not is_host():
-        return error("no_seat", 403)
-    _hub().cancel_pairing(target)
+    owner = _own_seat()
+    if isinstance(owner, Response):
+        return owner
+    _hub().cancel_pairing(owner)
     return jsonify({"ok": True})
 
 
 @bp.post("/buttons/unpair")
 def unpair() -> Response:
-    body = json_body() or {}
-    button = body.get("button")
+    owner = _own_seat()
+    if isinstance(owner, Response):
+        return owner
+    button = (json_body() or {}).get("button")
     if not isinstance(button, str):
         return error("bad_arguments", 400, {"detail": "button"})
-    owner = None if is_host() else seat_of_request()
-    if owner is None and not is_host():
-        return error("no_seat", 403)
     refusal = _hub().unpair(button, owner)
     return _refused(refusal) if refusal else jsonify({"ok": True})

@@ -4,7 +4,6 @@
   const { $, el, ui } = C;
   let drawn = "";
 
-  const press = (button) => C.post("/api/buttons/press", { button }).then((body) => C.showError(body.ok ? "" : body.message));
 
   function render(view) {
     C.renderTitle(view);
@@ -21,17 +20,15 @@
     $("virtual-buttons").replaceChildren(...Array.from({ length: count }, (_, i) => {
       const n = i + 1;
       const seat = view.table.seats.find((s) => s.number === n);
-      const button = el("button", { type: "button", class: "virtual", "data-button": String(n) },
-        el("span", { class: "num" }, String(n)), el("span", { class: "lamp-name" }, seat && seat.name ? seat.name : `${ui.seat} ${n}`));
-      button.addEventListener("pointerdown", (e) => { e.preventDefault(); press(n); });
-      button.addEventListener("keydown", (e) => { if ((e.key === " " || e.key === "Enter") && !e.repeat) { e.preventDefault(); press(n); } });
-      return button;
+      return C.buttons.onPress(el("button", { type: "button", class: "virtual", "data-button": String(n) },
+        el("span", { class: "num" }, String(n)), el("span", { class: "lamp-name" }, seat && seat.name ? seat.name : `${ui.seat} ${n}`)),
+      () => C.buttons.pressSimulated(n));
     }));
   }
 
   document.addEventListener("keydown", (event) => {
-    if (event.target !== document.body || event.repeat || !/^[0-9]$/.test(event.key)) return;
-    press(event.key === "0" ? 10 : Number(event.key));
+    const button = event.target === document.body ? C.buttons.simulatedKey(event) : null;
+    if (button !== null) C.buttons.pressSimulated(button);
   });
   render(C.boot.view);
   C.follow("table", render);

@@ -4,7 +4,34 @@
   const { el, ui, fill } = C;
 
   const hasButtons = (b) => b && b.sources.some((s) => s.healthy);
+
+  // A button on a screen acts on touch, not on release (a click would add the finger's whole
+  // press to the time), and on Space or Enter, once per key press.
+  function onPress(node, action) {
+    node.addEventListener("pointerdown", (e) => { e.preventDefault(); action(); });
+    node.addEventListener("keydown", (e) => { if ((e.key === " " || e.key === "Enter") && !e.repeat) { e.preventDefault(); action(); } });
+    node.addEventListener("contextmenu", (e) => e.preventDefault());
+    return node;
+  }
+
+  // Keys 1-9 and 0 are simulated buttons 1-10: the button a key press names, or null.
+  function simulatedKey(event) {
+    if (event.repeat || event.ctrlKey || event.metaKey || event.altKey || !/^[0-9]$/.test(event.key)) return null;
+    return event.key === "0" ? 10 : Number(event.key);
+  }
+
+  function pressSimulated(button) {
+    return C.post("/api/buttons/press", { button }).then((body) => C.showError(body.ok ? "" : body.message));
+  }
   const targetName = (target, view) => (target === "arm" ? ui.arm_button_name : C.byWho(`seat:${target}`, view));
+
+  // "Anna: press your button now", on every screen that pairing concerns.
+  function pairingBanner(view) {
+    const pairing = view.buttons && view.buttons.pairing;
+    if (!pairing) return null;
+    return el("p", { class: "banner pairing", role: "status" },
+      fill(ui.press_now_for, { name: targetName(pairing.target, view) }));
+  }
 
   // A player's own button: pair it (the next press anywhere binds it), see it, forget it.
   function phonePanel(view) {
@@ -74,9 +101,7 @@
     box.append(...sourceRows(b));
     box.append(phonesLine(b, view) || "");
     if (b.pairing) {
-      box.append(el("p", { class: "banner pairing", role: "status" },
-        fill(ui.press_now_for, { name: targetName(b.pairing.target, view) })),
-      el("button", { type: "button", onclick: () => C.post("/api/buttons/cancel", {}) }, ui.cancel));
+      box.append(pairingBanner(view), el("button", { type: "button", onclick: () => C.post("/api/buttons/cancel", {}) }, ui.cancel));
     } else if (hasButtons(b)) {
       const select = el("select", { id: "pair-target", "aria-label": ui.pair_for },
         view.table.seats.map((s) => el("option", { value: String(s.number) }, `${ui.seat} ${s.number}${s.name ? ` · ${s.name}` : ""}`)),
@@ -110,5 +135,5 @@
     return box;
   }
 
-  C.buttons = { phonePanel, hostPanel };
+  C.buttons = { phonePanel, hostPanel, pairingBanner, onPress, simulatedKey, pressSimulated };
 })(window.Companion);

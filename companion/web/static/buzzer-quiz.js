@@ -14,7 +14,6 @@
   // Gaps below a millisecond are what wired buttons are for: show them to the microsecond.
   const gapText = (us) => (us === 0 ? "—" : `+${Math.abs(us) < 1000 ? ms(us, 3) : ms(us)} ms`);
   const precision = (us) => (us < 1000 ? `±${us} µs` : `±${ms(us)} ms`);
-  const nameOf = (who, view) => C.byWho(who, view);
   const sourceText = (source) => ui[`source_${source}`] || source;
 
   // -- sound: made here (no files), so it works offline; the table display has a switch --------
@@ -81,7 +80,7 @@
   // -- what a round said ------------------------------------------------------------------------
   function headline(result, view) {
     const d = result.decision;
-    const names = (list) => list.map((w) => nameOf(w, view)).join(", ");
+    const names = (list) => list.map((w) => C.byWho(w, view)).join(", ");
     if (result.mode === "hands_off") {
       return d.order.length
         ? el("p", { class: "headline fault" }, fill(ui.hands_off_faults, { names: names(d.order.map((p) => p.who)) }))
@@ -92,10 +91,10 @@
     const parts = [];
     if (d.outcome === "tie") {
       parts.push(el("p", { class: "headline tie" }, fill(ui.tie_between, { names: names(d.tied_first) })));
-      if (result.winner) parts.push(el("p", { class: "winner drawn" }, fill(ui.tie_drawn, { name: nameOf(result.winner, view) })));
+      if (result.winner) parts.push(el("p", { class: "winner drawn" }, fill(ui.tie_drawn, { name: C.byWho(result.winner, view) })));
       else parts.push(el("p", { class: "headline" }, ui.tie_rearm));
     } else {
-      parts.push(el("p", { class: "winner" }, fill(ui.winner_is, { name: nameOf(result.winner, view) })));
+      parts.push(el("p", { class: "winner" }, fill(ui.winner_is, { name: C.byWho(result.winner, view) })));
     }
     if (first) parts.push(el("p", { class: "reaction" }, fill(ui.after_signal, { ms: ms(first.after_arm_us) })));
     return el("div", {}, ...parts);
@@ -110,7 +109,7 @@
       el("thead", {}, el("tr", {}, el("th", {}, "#"), el("th", {}, ui.col_player), el("th", {}, ui.col_time),
         el("th", {}, ui.col_gap), el("th", {}, ui.col_precision), el("th", {}, ui.col_source))),
       el("tbody", {}, d.order.map((p, i) => el("tr", { class: (p.who === result.winner ? "first" : "") + (tied.has(p.who) ? " tied" : "") },
-        el("td", {}, String(i + 1)), el("td", {}, nameOf(p.who, view)), el("td", {}, `${ms(p.after_arm_us)} ms`),
+        el("td", {}, String(i + 1)), el("td", {}, C.byWho(p.who, view)), el("td", {}, `${ms(p.after_arm_us)} ms`),
         el("td", {}, gapText(p.gap_us)), el("td", {}, precision(p.uncertainty_us)), el("td", {}, sourceText(p.source))))));
   }
 
@@ -118,7 +117,7 @@
     const list = result.decision.false_starts || [];
     if (!list.length) return null;
     return el("div", { class: "false-starts" }, el("h3", {}, ui.false_starts),
-      el("ul", {}, list.map((p) => el("li", {}, el("strong", {}, nameOf(p.who, view)), " ",
+      el("ul", {}, list.map((p) => el("li", {}, el("strong", {}, C.byWho(p.who, view)), " ",
         fill(ui.early_by, { ms: ms(p.early_us) })))));
   }
 
@@ -167,7 +166,7 @@
       svg.setAttribute("viewBox", `0 0 ${width} 18`);
       svg.setAttribute("class", "dots");
       svg.setAttribute("role", "img");
-      svg.setAttribute("aria-label", `${nameOf(who, view)}: ${b.samples.map((s) => ms(s, 0)).join(", ")} ms`);
+      svg.setAttribute("aria-label", `${C.byWho(who, view)}: ${b.samples.map((s) => ms(s, 0)).join(", ")} ms`);
       const axis = document.createElementNS(svgNS, "line");
       for (const [k, v] of Object.entries({ x1: 0, x2: width, y1: 9, y2: 9, class: "axis" })) axis.setAttribute(k, v);
       svg.append(axis);
@@ -183,7 +182,7 @@
         dot.setAttribute("r", "4");
         svg.append(dot);
       }
-      return el("tr", {}, el("th", {}, nameOf(who, view)), el("td", {}, `${ms(b.best_us, 0)}`), el("td", {}, `${ms(b.median_us, 0)}`),
+      return el("tr", {}, el("th", {}, C.byWho(who, view)), el("td", {}, `${ms(b.best_us, 0)}`), el("td", {}, `${ms(b.median_us, 0)}`),
         el("td", {}, String(b.count)), el("td", { class: "plot" }, svg));
     });
     box.append(el("table", { class: "board-table" },
@@ -211,13 +210,6 @@
     return el("div", { class: "button-row quiz-controls" }, buttons);
   }
 
-  function pairingBanner(view) {
-    const pairing = view.buttons && view.buttons.pairing;
-    if (!pairing) return null;
-    const name = pairing.target === "arm" ? ui.arm_button_name : nameOf(`seat:${pairing.target}`, view);
-    return el("p", { class: "banner pairing" }, fill(ui.press_now_for, { name }));
-  }
-
   // -- the phone's buzzer -----------------------------------------------------------------------
   let lastBuzz = 0;
   async function buzz(button) {
@@ -236,10 +228,7 @@
     const mode = armed ? armed.mode : "idle";
     const label = { idle: ui.buzz_wait, race: ui.buzz, hands_off: ui.quiz_hands_off }[mode];
     const button = el("button", { type: "button", id: "buzzer", class: `buzzer ${mode}`, "aria-label": ui.buzz }, label);
-    // On touch, not on release: a click would add the finger's whole press to the time.
-    button.addEventListener("pointerdown", (e) => { e.preventDefault(); buzz(button); });
-    button.addEventListener("keydown", (e) => { if ((e.key === " " || e.key === "Enter") && !e.repeat) { e.preventDefault(); buzz(button); } });
-    button.addEventListener("contextmenu", (e) => e.preventDefault());
+    C.buttons.onPress(button, () => buzz(button));
     const you = view.buttons && view.buttons.you;
     const note = you && you.phone_uncertainty_us !== null
       ? fill(ui.phone_precision, { ms: ms(you.phone_uncertainty_us) }) : ui.phone_precision_unknown;
@@ -262,7 +251,7 @@
   C.games["buzzer-quiz"] = {
     table(container, game, view) {
       container.replaceChildren(...[
-        pairingBanner(view), status(game, view), lamps(game, view), lastResult(game, view, true),
+        C.buttons.pairingBanner(view), status(game, view), lamps(game, view), lastResult(game, view, true),
         el("div", { class: "button-row" }, controls(game, "table"), soundToggle()),
         view.buttons && view.buttons.simulated ? el("p", { class: "hint" }, ui.keys_hint) : null,
         board(game, view, true)].filter(Boolean));

@@ -33,13 +33,10 @@
       if (main && !main.disabled) { event.preventDefault(); main.click(); }
       return;
     }
-    const simulated = current.buttons ? current.buttons.simulated : 0;
-    if (/^[0-9]$/.test(event.key) && simulated && !event.repeat) {
-      const button = event.key === "0" ? 10 : Number(event.key);
-      if (button <= simulated) {
-        event.preventDefault();
-        C.post("/api/buttons/press", { button }).then((body) => { if (!body.ok) C.showError(body.message); });
-      }
+    const button = C.buttons.simulatedKey(event);
+    if (button !== null && current.buttons && button <= current.buttons.simulated) {
+      event.preventDefault();
+      C.buttons.pressSimulated(button);
     }
   });
   render(current);
