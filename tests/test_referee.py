@@ -104,3 +104,14 @@ def test_the_published_order_is_the_time_order_and_ties_are_exactly_the_close_pa
     if expected:
         leaders = [p.who for p in expected if tied(expected[0], p)]
         assert decision.outcome == ("tie" if len(leaders) > 1 else "winner")
+
+
+def test_a_press_is_only_a_false_start_when_its_uncertainty_cannot_reach_the_signal() -> None:
+    """A phone's press estimated 1 ms early at ±360 ms may well have come after the signal: it
+    counts as a press; one estimated 400 ms early at ±360 ms was certainly early."""
+    state = play(race(), TimedPress("seat:2", ARM - 1_000, 360_000, "phone"),
+                 TimedPress("seat:3", ARM - 400_000, 360_000, "phone"))
+    decision = decide(state, ARM + 5_000_001)
+    assert decision is not None
+    assert [p.who for p in decision.order] == ["seat:2"]
+    assert [(f["who"], f["early_us"]) for f in decision.to_json()["false_starts"]] == [("seat:3", 400_000)]

@@ -3,7 +3,8 @@ too close to call. Pure and independent of any game; every time is a point on th
 
 A round is armed at the moment the stimulus was published (`armed_at_us`). In a `race` the first
 valid press wins; in `hands_off` (the skull of the garlic game) any press in the window is a fault.
-Presses before the arm are false starts, recorded with how early they were. The decision waits a
+Presses before the arm are false starts, recorded with how early they were; a press that may
+have come after the arm, given its uncertainty (a phone on a slow link), is not called early. The decision waits a
 grace period after the first press, so near-simultaneous presses still in flight are counted.
 Two presses no further apart than the sum of their sources' uncertainties are a tie: the referee
 says so, and the game settles it by its own rule, never by pin or seat order.
@@ -71,7 +72,7 @@ def _locked_out(state: RoundState, press: TimedPress) -> bool:
 
 def press(state: RoundState, pressed: TimedPress) -> RoundState:
     """Take one press into the round, in whatever order the sources deliver them."""
-    if pressed.t_us < state.spec.armed_at_us:
+    if pressed.t_us + pressed.uncertainty_us < state.spec.armed_at_us:
         if any(f.who == pressed.who for f in state.false_starts):
             return replace(state, ignored=(*state.ignored, pressed))
         return replace(state, false_starts=(*state.false_starts, pressed))
