@@ -34,6 +34,11 @@ class Press:
     t_us: int
     source: str
     uncertainty_us: int
+    clock: str = ""
+    """The clock that stamped it when that is not the host's (a buzzer box): presses stamped by
+    the same clock are compared by `local_ns`, exact whatever the mapping onto the host timeline."""
+    local_ns: int = 0
+    """The press's time on that clock, in nanoseconds."""
 
 
 @dataclass(frozen=True, slots=True)
