@@ -115,3 +115,21 @@ def test_a_press_is_only_a_false_start_when_its_uncertainty_cannot_reach_the_sig
     assert decision is not None
     assert [p.who for p in decision.order] == ["seat:2"]
     assert [(f["who"], f["early_us"]) for f in decision.to_json()["false_starts"]] == [("seat:3", 400_000)]
+
+
+def test_presses_of_one_box_are_ordered_by_its_own_clock_whatever_the_sync_error() -> None:
+    # The box's clock maps onto the host's within 150 us, yet it saw seat 2 press 3 us after seat 1.
+    box = "box@1"
+    first = TimedPress("seat:1", 10_000, 151, "box", box, 5_000_000_000)
+    second = TimedPress("seat:2", 10_000, 151, "box", box, 5_000_003_000)
+    state = reduce(press, [second, first], arm(RoundSpec("race", 0, 1_000_000)))
+    decision = decide(state, 2_000_000)
+    assert decision is not None
+    assert decision.outcome == "winner" and decision.winner == "seat:1"
+    assert decision.ties == ()
+    # Seen in the same snapshot: a tie the host can see, settled by the game's rule.
+    same = TimedPress("seat:2", 10_000, 151, "box", box, 5_000_000_000)
+    assert tied(first, same)
+    # Another box's press at that time is compared through the sync uncertainty as usual.
+    other = TimedPress("seat:3", 10_100, 151, "box", "box@2", 1_000)
+    assert tied(first, other)

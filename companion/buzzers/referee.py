@@ -7,7 +7,10 @@ Presses before the arm are false starts, recorded with how early they were; a pr
 have come after the arm, given its uncertainty (a phone on a slow link), is not called early. The decision waits a
 grace period after the first press, so near-simultaneous presses still in flight are counted.
 Two presses no further apart than the sum of their sources' uncertainties are a tie: the referee
-says so, and the game settles it by its own rule, never by pin or seat order.
+says so, and the game settles it by its own rule, never by pin or seat order. Two presses stamped
+by the same clock (one buzzer box) are compared on that clock instead: the box orders its own
+presses exactly, however well its clock is mapped onto the host's, and calls a tie only when it
+saw both in the same snapshot.
 """
 
 from __future__ import annotations
@@ -27,9 +30,20 @@ class TimedPress:
     t_us: int
     uncertainty_us: int = 0
     source: str = ""
+    clock: str = ""
+    """Set when a clock other than the host's stamped the press (see `Press.clock`)."""
+    local_ns: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        return {"who": self.who, "t_us": self.t_us, "uncertainty_us": self.uncertainty_us, "source": self.source}
+        data: dict[str, Any] = {"who": self.who, "t_us": self.t_us, "uncertainty_us": self.uncertainty_us,
+                                "source": self.source}
+        if self.clock:
+            data["clock"], data["local_ns"] = self.clock, self.local_ns
+        return data
+
+    def order_key(self) -> tuple[int, str, int, str]:
+        """Host time first; presses of one box at the same microsecond by the box's own clock."""
+        return (self.t_us, self.clock, self.local_ns, self.who)
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +114,10 @@ def due_at_us(state: RoundState) -> int:
 
 
 def tied(a: TimedPress, b: TimedPress) -> bool:
-    """Too close to call: no further apart than their combined uncertainty."""
+    """Too close to call: no further apart than their combined uncertainty, or, on one box's
+    clock, seen at the same instant."""
+    if a.clock and a.clock == b.clock:
+        return a.local_ns == b.local_ns
     return abs(a.t_us - b.t_us) <= a.uncertainty_us + b.uncertainty_us
 
 
@@ -133,9 +150,9 @@ def decide(state: RoundState, now_us: int) -> Decision | None:
     if now_us < due_at_us(state):
         return None
     spec = state.spec
-    order = tuple(sorted(state.presses, key=lambda p: (p.t_us, p.who)))
+    order = tuple(sorted(state.presses, key=TimedPress.order_key))
     ties = tuple((a.who, b.who) for i, a in enumerate(order) for b in order[i + 1:] if tied(a, b))
-    false_starts = tuple(sorted(state.false_starts, key=lambda p: p.t_us))
+    false_starts = tuple(sorted(state.false_starts, key=TimedPress.order_key))
     if spec.mode == "hands_off":
         return Decision("faults" if order else "clean", order, None, (), ties, false_starts, spec.armed_at_us)
     if not order:

@@ -97,7 +97,8 @@ class RoundKeeper:
 
     def on_press(self, press: Press, seat: int) -> None:
         """A press of `seat`'s button (any thread)."""
-        timed = TimedPress(f"seat:{seat}", press.t_us, press.uncertainty_us, press.source)
+        timed = TimedPress(f"seat:{seat}", press.t_us, press.uncertainty_us, press.source, press.clock,
+                           press.local_ns)
         with self._lock:
             self._recent.append(timed)
             if self.state is None:
