@@ -5,7 +5,7 @@ a round that outlives a restart, and refusals that change nothing."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -779,3 +779,49 @@ def test_a_pairing_that_cannot_be_saved_is_reported_and_the_old_map_kept(quiz: Q
     buttons = quiz.host_buttons()
     assert "No space left on device" in buttons["problem"]
     assert buttons["recent"][0]["use"] == "unpaired"
+
+
+@dataclass
+class LampBox:
+    """A buzzer box's lamps and beeper, as the lamp driver drives them."""
+
+    name: str = "box"
+    lamps: list[tuple[int, int]] = field(default_factory=list)
+    beeps: list[tuple[int, int]] = field(default_factory=list)
+
+    def set_lamps(self, on: int, blink: int) -> None:
+        self.lamps.append((on, blink))
+
+    def beep(self, freq_hz: int, duration_ms: int) -> None:
+        self.beeps.append((freq_hz, duration_ms))
+
+
+def test_a_box_lights_the_winners_lamp_blinks_false_starts_and_shows_hands_off_on_every_lamp(
+        quiz: Quiz) -> None:
+    box = LampBox()
+    quiz.service.buttons.lamps.sources.append(box)
+    # Ann's slap pad is the box's button 3 (lamp 3 beside it), Bob's button 6; the simulated
+    # buttons 1 and 2 are also theirs (no pairing needed).
+    quiz.service.buttons.pairs.pair("box:3", 1)
+    quiz.service.buttons.pairs.pair("box:6", 2)
+    quiz.press(2)  # Bob too early
+    quiz.clock.advance(100_000)
+    quiz.arm()
+    assert box.lamps[-1] == (0, 0), "a race starts dark"
+    quiz.clock.advance(180_000)
+    quiz.press(1)
+    quiz.clock.advance(3_000)
+    quiz.later.run()
+    assert last_result(quiz.service)["winner"] == "seat:1"
+    assert box.lamps[-1] == (0b100, 0b100000), "Ann's lamp lit, Bob's blinking"
+    assert box.beeps[-1][0] > 1_000, "a high beep for a winner"
+
+    quiz.clock.advance(2_000_000)
+    quiz.arm("hands_off")
+    assert box.lamps[-1] == (0xFF, 0), "hands off: every lamp lit"
+    quiz.clock.advance(500_000)
+    quiz.press(2)
+    quiz.at(quiz.clock.now_us() + WINDOW_US)
+    quiz.later.run()
+    assert box.lamps[-1] == (0, 0b100000), "Bob's fault blinks"
+    assert box.beeps[-1][0] < 1_000, "a low beep for a fault"

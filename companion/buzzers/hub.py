@@ -15,6 +15,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
+from companion.buzzers.lamps import LampDriver
 from companion.buzzers.pairing import ARM, ButtonMap, Target
 from companion.buzzers.phones import PhoneBuzzers, whole_ms
 from companion.buzzers.rounds import RoundKeeper
@@ -70,8 +71,10 @@ class ButtonHub:
         self._health_seen: object = None
         self._stopped = threading.Event()
         self._watch: threading.Thread | None = None
+        self.lamps = LampDriver(self.sources, pairs.buttons_of)
         table.extra_views["buttons"] = self.view
         table.observers.append(self._on_events)
+        table.observers.append(self.lamps.on_events)
 
     # -- life ----------------------------------------------------------------------------------
 

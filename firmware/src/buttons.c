@@ -35,14 +35,13 @@ typedef struct {
 static const uint8_t button_of_bit[8] = {7, 8, 1, 2, 3, 4, 5, 6};
 
 static button_state buttons[8];
-static uint8_t waiting; /* buttons with a change being confirmed or a press masked (bit n-1) */
+uint8_t buttons_waiting; /* buttons with a change being confirmed or a press masked (bit n-1) */
 static uint8_t known_state; /* the folded state the last decoded snapshot showed */
-static uint8_t dropped_seen;
 static uint32_t confirm_ticks = 5000UL * TICKS_PER_US;
 static uint32_t mask_ticks = 50UL * TICKS_PER_MS;
 
 static button_event queue[EVENT_QUEUE];
-static uint8_t queue_head, queue_tail;
+uint8_t buttons_queue_head, buttons_queue_tail;
 static uint16_t next_seq;
 static uint16_t dropped;
 static uint16_t noise;
@@ -57,81 +56,70 @@ static uint32_t midpoint(uint32_t after, uint32_t until) {
     return after + (until - after + 1) / 2;
 }
 
-/* The sampler's schedule after a stored slot: its first and second looks, the last look before
- * it returns, and its final check. */
+static uint32_t first_pass_after(uint32_t entry, uint8_t kind) {
+    return entry + (kind == SAMPLER_ITERATIONS ? GAP_ENTRY : GAP_ENTRY_RESNAP);
+}
+
+/* The sampler's schedule after a stored slot: its next look, the last look before it returns,
+ * and its final check. */
 typedef struct {
-    uint32_t first, second, last, final;
+    uint32_t next, last, final;
 } schedule;
 
 static schedule schedule_after(uint32_t instant, uint8_t kind) {
     schedule s;
+    uint8_t passes = SAMPLER_ITERATIONS;
     if (kind == 0) {
-        s.first = instant + GAP_CHANGE;
-        s.second = s.first + GAP_IDLE;
-        s.last = s.first + (uint32_t)(SAMPLER_ITERATIONS - 1) * GAP_IDLE;
+        s.next = instant + GAP_CHANGE;
     } else {
-        uint8_t retakes = SAMPLER_ITERATIONS - kind;
-        s.first = instant + (retakes ? GAP_ENTRY_RESNAP : GAP_ENTRY);
-        s.second = s.first + GAP_FIRST;
-        s.last = kind >= 2 ? s.second + (uint32_t)(kind - 2) * GAP_IDLE : s.first;
+        s.next = first_pass_after(instant, kind) + GAP_FIRST;
+        passes = kind;
     }
+    s.last = s.next + (uint32_t)(passes - 1) * GAP_IDLE;
     s.final = s.last + GAP_EXIT;
     return s;
 }
 
-uint32_t edge_time(uint8_t kind, uint32_t timer) {
-    if (kind == KIND_EXACT) {
-        return timer; /* the comparison build: its time, as hobby sketches use it */
+/* The time of the first edge an entry snapshot shows: the interrupt's response time before it,
+ * or, when the sampler had just returned, somewhere in its last instructions. */
+static uint32_t entry_time(uint32_t first) {
+    uint32_t earliest = first - ENTRY_LATENCY_MAX;
+    if (have_previous) {
+        schedule s = schedule_after(previous_instant, previous_kind);
+        int32_t since_exit = (int32_t)(first - s.final);
+        if (since_exit > 0 && since_exit <= EXIT_WINDOW + ENTRY_LATENCY_MAX - ENTRY_LATENCY_MIN) {
+            earliest = s.final;
+        }
     }
-    uint32_t instant = timer - SNAP_TIMER_OFFSET;
-    uint32_t estimate;
-    if (kind != 0) {
-        uint8_t retakes = SAMPLER_ITERATIONS - kind;
-        uint32_t first = instant;
-        if (retakes) {
-            first -= RESNAP_DELAY + (uint32_t)(retakes - 1) * RESNAP_AGAIN;
+    return midpoint(earliest, first - ENTRY_LATENCY_MIN);
+}
+
+/* The time of the edges a loop snapshot shows: after the sampler's previous look. */
+static uint32_t loop_time(uint32_t instant) {
+    uint32_t before = instant - GAP_IDLE;
+    if (have_previous) {
+        schedule s = schedule_after(previous_instant, previous_kind);
+        if (instant == s.next) {
+            before = previous_kind ? first_pass_after(previous_instant, previous_kind) : previous_instant;
+        } else if (instant == s.final + EXIT_TO_LOOP) {
+            before = s.last;
         }
-        uint32_t earliest = first - ENTRY_LATENCY_MAX;
-        if (have_previous) {
-            schedule s = schedule_after(previous_instant, previous_kind);
-            int32_t since_exit = (int32_t)(first - s.final);
-            if (since_exit > 0 && since_exit <= EXIT_WINDOW + ENTRY_LATENCY_MAX - ENTRY_LATENCY_MIN) {
-                earliest = s.final; /* the edge came while the sampler was returning */
-            }
-        }
-        estimate = midpoint(earliest, first - ENTRY_LATENCY_MIN);
-    } else {
-        uint32_t before = instant - GAP_IDLE;
-        if (have_previous) {
-            schedule s = schedule_after(previous_instant, previous_kind);
-            if (instant == s.first) {
-                before = previous_instant;
-            } else if (previous_kind != 0 && instant == s.second) {
-                before = s.first;
-            } else if (instant == s.final + EXIT_TO_LOOP) {
-                before = s.last;
-            }
-        }
-        estimate = midpoint(before, instant);
     }
-    have_previous = 1;
-    previous_kind = kind;
-    previous_instant = instant;
-    return estimate;
+    return midpoint(before, instant);
 }
 
 static void enqueue(uint8_t button, uint8_t edge, uint32_t ticks) {
-    uint8_t next = (queue_head + 1) & (EVENT_QUEUE - 1);
-    if (next == queue_tail) {
+    uint8_t next = (buttons_queue_head + 1) & (EVENT_QUEUE - 1);
+    if (next == buttons_queue_tail) {
         count_up(&dropped);
         return;
     }
-    button_event *e = &queue[queue_head];
+    button_event *e = &queue[buttons_queue_head];
     e->seq = next_seq++;
     e->button = button;
     e->edge = edge;
     e->ticks = ticks;
-    queue_head = next;
+    buttons_queue_head = next;
 }
 
 static void edge_seen(button_state *b, uint8_t pressed, uint32_t at) {
@@ -139,17 +127,15 @@ static void edge_seen(button_state *b, uint8_t pressed, uint32_t at) {
     if ((b->phase == UP && pressed && !b->masked) || (b->phase == DOWN && !pressed)) {
         b->phase = pressed ? PRESSING : RELEASING;
         b->edge = at;
-        waiting |= (uint8_t)(1 << (b - buttons));
+        buttons_waiting |= (uint8_t)(1 << (b - buttons));
     }
     /* Anything else is a bounce while a change is being confirmed, or a press in the mask time. */
 }
 
-/* Snapshots were lost (the ring was full) before the next one. Few arguments: the ABI would pass
- * a fourth in r16, which belongs to the sampler. */
-static uint8_t lost;
+uint8_t buttons_drops_seen;
+uint8_t buttons_lost; /* snapshots were lost (the ring was full): the next change's time is unknown */
 
-static void take_slot(uint8_t state, uint8_t kind, uint32_t timer) {
-    uint32_t at = edge_time(kind, timer);
+static void apply_state(uint8_t state, uint32_t at) {
     uint8_t changed = (uint8_t)(state ^ known_state);
     known_state = state;
     for (uint8_t bit = 0; bit < 8; bit++) {
@@ -158,57 +144,73 @@ static void take_slot(uint8_t state, uint8_t kind, uint32_t timer) {
         }
         button_state *b = &buttons[button_of_bit[bit] - 1];
         uint8_t pressed = !(state & (1 << bit));
-        if (lost) {
-            /* Snapshots were lost before this one: this change's time is unknown. Follow the
-             * level without reporting an edge; the drop is counted. */
+        if (buttons_lost) {
+            /* Follow the level without reporting an edge; the drop is counted. */
             b->pressed = pressed;
             b->phase = pressed ? DOWN : UP;
+            b->masked = 0;
+            buttons_waiting &= (uint8_t)~(1 << (b - buttons));
             count_up(&dropped);
         } else {
             edge_seen(b, pressed, at);
         }
     }
+    buttons_lost = 0;
 }
 
-static void buttons_work(uint32_t now, uint8_t head, uint8_t drops) __attribute__((noinline));
+static void take_slot(volatile uint8_t *slot, uint32_t now) {
+    /* Slots are at most a few milliseconds old, so their 16-bit times unwrap against `now`. */
+    uint16_t t16 = ((uint16_t)slot[2] << 8) | slot[1];
+    uint32_t timer = now - (uint16_t)((uint16_t)now - t16);
+    uint8_t kind = slot[3];
+    if (kind == KIND_EXACT) {
+        apply_state(slot[0], timer); /* the comparison build: its time, as hobby sketches use it */
+        return;
+    }
+    uint32_t instant = timer - SNAP_TIMER_OFFSET;
+    if (kind == 0) {
+        apply_state(slot[0], loop_time(instant));
+    } else {
+        uint8_t retakes = SAMPLER_ITERATIONS - kind;
+        uint32_t first = instant;
+        if (retakes) {
+            first -= RESNAP_DELAY + (uint32_t)(retakes - 1) * RESNAP_AGAIN;
+        }
+        apply_state(slot[0], entry_time(first));
+        apply_state(slot[4], midpoint(instant, first_pass_after(instant, kind)));
+    }
+    have_previous = 1;
+    previous_kind = kind;
+    previous_instant = instant;
+}
 
-uint32_t buttons_update(void) {
-    /* The ring's head first, then the time: every slot up to the head is older than `now`. */
+void buttons_take(void) {
+    /* The ring's head first, then the time: every slot up to the head is older than `now`.
+     * A drop happens when the ring is full, so every slot up to `head` is older than it too, and
+     * the next slot stored after it shows its changes too late to time them. */
     uint8_t head = sampler_head;
     uint8_t drops = raw_dropped;
     uint32_t now = clock_now();
-    if ((uint8_t)(sampler_full + RAW_SLOT_SIZE) != head || drops != dropped_seen || waiting) {
-        buttons_work(now, head, drops);
-    }
-    return now; /* the usual pass: nothing new, nothing to confirm */
-}
-
-static void buttons_work(uint32_t now, uint8_t head, uint8_t drops) {
+    uint8_t dropped_now = drops != buttons_drops_seen;
+    buttons_drops_seen = drops;
     uint8_t tail = (uint8_t)(sampler_full + RAW_SLOT_SIZE);
-    if (drops != dropped_seen) {
-        dropped_seen = drops;
-        lost = 1;
-    }
-    /* Slots are at most a few milliseconds old, so their 16-bit times unwrap against `now`. */
     while (tail != head) {
         volatile uint8_t *slot = &raw_ring[tail];
-        uint16_t t16 = ((uint16_t)slot[2] << 8) | slot[1];
-        uint32_t timer = now - (uint16_t)((uint16_t)now - t16);
-        take_slot(slot[0], slot[3], timer);
-        lost = 0;
+        take_slot(slot, now);
         slot[3] = 0;
         sampler_full = tail;
         tail = (uint8_t)(tail + RAW_SLOT_SIZE);
     }
-    if (lost) {
-        /* Lost snapshots and none stored since: compare with the buttons as they are now. */
-        take_slot(sampler_read(), 0, now);
-        lost = 0;
+    if (buttons_lost) {
+        /* Nothing stored since the loss: take the buttons as they are now. */
+        apply_state(sampler_read(), now);
     }
+    buttons_lost = dropped_now;
+}
 
-    /* Most passes have nothing to confirm: keep them short, the serial line is waiting. */
-    for (uint8_t i = 0, bit = 1; waiting >= bit && bit; i++, bit <<= 1) {
-        if (!(waiting & bit)) {
+void buttons_confirm(uint32_t now) {
+    for (uint8_t i = 0, bit = 1; buttons_waiting >= bit && bit; i++, bit <<= 1) {
+        if (!(buttons_waiting & bit)) {
             continue;
         }
         button_state *b = &buttons[i];
@@ -234,7 +236,7 @@ static void buttons_work(uint32_t now, uint8_t head, uint8_t drops) {
             }
         }
         if (!b->masked && (b->phase == UP || b->phase == DOWN)) {
-            waiting &= (uint8_t)~bit;
+            buttons_waiting &= (uint8_t)~bit;
         }
     }
 }
@@ -254,18 +256,17 @@ void buttons_set_debounce(uint32_t confirm, uint32_t mask) {
 }
 
 uint8_t buttons_peek(button_event *event) {
-    if (queue_tail == queue_head) {
+    if (buttons_queue_tail == buttons_queue_head) {
         return 0;
     }
-    *event = queue[queue_tail];
+    *event = queue[buttons_queue_tail];
     return 1;
 }
 
 void buttons_pop(void) {
-    queue_tail = (queue_tail + 1) & (EVENT_QUEUE - 1);
+    buttons_queue_tail = (buttons_queue_tail + 1) & (EVENT_QUEUE - 1);
 }
 
-uint8_t buttons_queued(void) { return queue_head != queue_tail; }
 uint16_t buttons_next_seq(void) { return next_seq; }
 uint16_t buttons_dropped(void) { return dropped; }
 uint16_t buttons_noise(void) { return noise; }

@@ -11,22 +11,34 @@ typedef struct {
     uint32_t ticks; /* when the first edge happened */
 } button_event;
 
+#include "sampler.h"
+
 void buttons_init(uint8_t state);
-/* Turn the snapshots the sampler stored into edge times, then confirm the edges whose time has
- * come. Returns the board time it worked with. */
-uint32_t buttons_update(void);
+/* Turn the snapshots the sampler stored into edge times. */
+void buttons_take(void);
+/* Report the edges whose confirmation time has come. */
+void buttons_confirm(uint32_t now);
+
+extern uint8_t buttons_drops_seen, buttons_lost, buttons_waiting;
+extern uint8_t buttons_queue_head, buttons_queue_tail;
+
+/* The main loop asks these on every pass: inline, and cheap when there is nothing to do. */
+static inline uint8_t buttons_fresh(void) {
+    return (uint8_t)(sampler_full + RAW_SLOT_SIZE) != sampler_head || raw_dropped != buttons_drops_seen ||
+           buttons_lost;
+}
+
+static inline uint8_t buttons_queued(void) {
+    return buttons_queue_head != buttons_queue_tail;
+}
 void buttons_set_debounce(uint32_t confirm_ticks, uint32_t mask_ticks);
 
 /* The queue of confirmed events waiting for the serial line. */
 uint8_t buttons_peek(button_event *event);
-uint8_t buttons_queued(void);
 void buttons_pop(void);
 uint16_t buttons_next_seq(void);
 uint16_t buttons_dropped(void);
 uint16_t buttons_noise(void);
 uint8_t buttons_held(void);
-
-/* The time of the edge a snapshot shows (exposed for the host-side decoder tests). */
-uint32_t edge_time(uint8_t kind, uint32_t timer);
 
 #endif

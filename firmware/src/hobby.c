@@ -12,6 +12,7 @@
 #include "sampler.h"
 
 volatile uint8_t raw_ring[RAW_SLOTS * RAW_SLOT_SIZE] __attribute__((aligned(256)));
+_Static_assert(RAW_SLOTS * RAW_SLOT_SIZE == 256, "the ring index is one byte");
 volatile uint8_t raw_dropped;
 static volatile uint32_t timer0_overflows;
 

@@ -81,10 +81,13 @@ void link_send_next(uint8_t (*next)(frame *out)) {
 
 /* -- in ----------------------------------------------------------------------------------- */
 
-/* The bytes of the frame being read, from its A5, so a bad frame can be searched for the next A5. */
+/* The bytes of the frame being read, from its A5, so a bad frame can be searched for the next A5;
+ * the CRC is kept as they come, so a frame's last byte costs no more than the others. */
 static uint8_t in_bytes[3 + MAX_PAYLOAD + 2];
 static uint8_t in_count;
+static uint16_t in_crc;
 static uint16_t rx_errors;
+uint32_t link_received_at;
 
 uint16_t link_rx_errors(void) {
     return rx_errors;
@@ -102,51 +105,78 @@ static int8_t frame_state(void) {
     if (in_count < 5 + length) {
         return 0;
     }
-    uint16_t crc = 0xFFFF;
-    for (uint8_t i = 1; i < 3 + length; i++) {
-        crc = crc16_update(crc, in_bytes[i]);
+    return get16(&in_bytes[3 + length]) == in_crc ? 1 : -1;
+}
+
+static void add(uint8_t byte) {
+    uint8_t at = in_count++;
+    in_bytes[at] = byte;
+    if (at == 0) {
+        in_crc = 0xFFFF;
+    } else if (at < 3 || at < 3 + in_bytes[2]) {
+        in_crc = crc16_update(in_crc, byte);
     }
-    return get16(&in_bytes[3 + length]) == crc ? 1 : -1;
+}
+
+/* Take one byte; 1 when it ended a frame, good or bad (a bad one leaves its bytes after the A5 to
+ * be read again). */
+static uint8_t take_one(uint8_t byte, void (*handle)(const frame *command)) {
+    if (in_count == 0 && byte != FRAME_SYNC) {
+        return 0; /* between frames: not a frame start, skip it */
+    }
+    add(byte);
+    int8_t state = frame_state();
+    if (state > 0) {
+        frame command;
+        command.type = in_bytes[1];
+        command.length = in_bytes[2];
+        for (uint8_t i = 0; i < command.length; i++) {
+            command.payload[i] = in_bytes[3 + i];
+        }
+        in_count = 0;
+        handle(&command);
+    } else if (state < 0) {
+        count_up(&rx_errors);
+    }
+    return state != 0;
 }
 
 static void take(uint8_t byte, void (*handle)(const frame *command)) {
-    if (in_count == 0 && byte != FRAME_SYNC) {
-        return; /* between frames: not a frame start, skip it */
+    uint8_t again[sizeof in_bytes];
+    uint8_t count = 0;
+    if (take_one(byte, handle) && in_count) {
+        /* A bad frame: read on from the next A5 after its own. */
+        for (uint8_t i = 1; i < in_count; i++) {
+            again[count++] = in_bytes[i];
+        }
+        in_count = 0;
     }
-    in_bytes[in_count++] = byte;
-    int8_t state = frame_state();
-    while (state != 0) {
-        if (state > 0) {
-            frame command;
-            command.type = in_bytes[1];
-            command.length = in_bytes[2];
-            for (uint8_t i = 0; i < command.length; i++) {
-                command.payload[i] = in_bytes[3 + i];
+    for (uint8_t i = 0; i < count; i++) {
+        if (take_one(again[i], handle) && in_count) {
+            /* Bad again: its bytes after the A5 go round once more. */
+            uint8_t kept = 0;
+            for (uint8_t j = 1; j < in_count; j++) {
+                again[kept++] = in_bytes[j];
+            }
+            for (uint8_t j = i + 1; j < count; j++) {
+                again[kept++] = again[j];
             }
             in_count = 0;
-            handle(&command);
-            return;
+            count = kept;
+            i = (uint8_t)-1;
         }
-        /* A bad frame: look for the next A5 after its own and read on from there. */
-        count_up(&rx_errors);
-        uint8_t from = 1;
-        while (from < in_count && in_bytes[from] != FRAME_SYNC) {
-            from++;
-        }
-        uint8_t kept = 0;
-        while (from < in_count) {
-            in_bytes[kept++] = in_bytes[from++];
-        }
-        in_count = kept;
-        state = frame_state();
     }
 }
 
 void link_receive(void (*handle)(const frame *command)) {
-    uint8_t status = UCSR0A;
-    uint8_t byte = UDR0;
-    if (status & (_BV(FE0) | _BV(DOR0))) {
-        count_up(&rx_errors);
+    /* Everything the UART holds (up to two bytes): at 1 Mbaud a byte comes every 10 us. */
+    uint8_t status;
+    while ((status = UCSR0A) & _BV(RXC0)) {
+        uint8_t byte = UDR0;
+        link_received_at = clock_now();
+        if (status & (_BV(FE0) | _BV(DOR0))) {
+            count_up(&rx_errors);
+        }
+        take(byte, handle);
     }
-    take(byte, handle);
 }

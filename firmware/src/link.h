@@ -19,6 +19,8 @@ void link_send_next(uint8_t (*next)(frame *out));
 /* Take the byte that arrived; `handle` gets each command frame with a good CRC. */
 void link_receive(void (*handle)(const frame *command));
 extern uint8_t link_sending;
+/* When the byte being handled was read (a SYNC is stamped with its last byte's time). */
+extern uint32_t link_received_at;
 
 /* The main loop calls these often: inline checks, calls only when there is work. */
 static inline void link_service(uint8_t (*next)(frame *out), void (*handle)(const frame *command),

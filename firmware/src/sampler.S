@@ -61,22 +61,30 @@ entry_check:
     mov  r30, rHead             /* @20 */
     ldi  r31, hi8(raw_ring)     /* @21 */
 
-    /* First loop pass: its snapshot first, then the entry slot. */
+    /* First loop pass: its snapshot first, then the entry slot, which carries this snapshot's
+     * state too (its time is known: GAP_ENTRY after the entry's), so a second press right
+     * behind the first costs no extra store. */
+first_pass:
     in   rD, IO(PIND)           /* @22 */
     in   rC, IO(PINC)           /* @23 = GAP_ENTRY */
     in   rD2, IO(PIND)
-    lds  rTL, TCNT1L
-    lds  rTH, TCNT1H
+    and  rD, rMaskD
+    and  rC, rMaskC
+    and  rD2, rMaskD
+    cp   rD, rD2
+    brne first_pass             /* PIND changed around the PINC read: take it again (rare) */
+    or   rD, rC
     cp   r30, rFull
     breq entry_full
     std  Z+0, rE
     std  Z+1, rETL
     std  Z+2, rETH
     std  Z+3, rCount
+    std  Z+4, rD
     subi r30, -RAW_SLOT_SIZE    /* 8-bit add: the ring is 256 bytes, aligned */
 entry_stored:
-    mov  rLast, rE
-    rjmp compare                /* next snapshot @29 after this pass's (GAP_FIRST) */
+    mov  rLast, rD
+    rjmp loop                   /* the next snapshot @25 after this pass's (GAP_FIRST) */
 
 entry_resnap:                   /* @17 */
     dec  rCount                 /* the slot's kind says "entry, retaken" */

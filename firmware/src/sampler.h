@@ -13,16 +13,17 @@
 
 #include "pinout.h"
 
-/* Ring of raw snapshots: 64 slots of 4 bytes, 256-byte aligned so the sampler advances its index
- * with one 8-bit add. A slot is [state, timer low, timer high, kind]:
+/* Ring of raw snapshots: 32 slots of 8 bytes, 256-byte aligned so the sampler advances its index
+ * with one 8-bit add. A slot is [state, timer low, timer high, kind, first, -, -, -]:
  *   state: the eight buttons, one bit each (D2-D7 -> bits 2-7, A0/A1 -> bits 0-1), 0 = pressed;
  *   timer: Timer1 when the snapshot was taken;
  *   kind:  0 for a snapshot taken in the sampling loop; for the snapshot taken on entering the
- *          interrupt, the loop's iteration budget (SAMPLER_ITERATIONS, or one less when the entry
- *          snapshot had to be retaken); KIND_EXACT in the comparison build (time used as is).
+ *          interrupt, the loop's pass budget (SAMPLER_ITERATIONS, less one per retaken entry
+ *          snapshot), and then `first` is the state at the loop's first snapshot, GAP_ENTRY later;
+ *          KIND_EXACT in the comparison build (time used as is).
  * The main loop zeroes `kind` when it frees a slot, so loop snapshots need not write it. */
-#define RAW_SLOTS 64
-#define RAW_SLOT_SIZE 4
+#define RAW_SLOTS 32
+#define RAW_SLOT_SIZE 8
 #define KIND_EXACT 0xFF
 
 /* Iterations the sampling loop keeps running after the last change before it returns. */
@@ -36,7 +37,7 @@
  *   RESNAP_DELAY       how much later the first retaken entry snapshot is (RESNAP_AGAIN for each
  *                      further retake);
  *   GAP_ENTRY          entry snapshot -> first loop snapshot (GAP_ENTRY_RESNAP after a retake);
- *   GAP_FIRST          first loop snapshot -> second (the first loop pass stores the entry slot);
+ *   GAP_FIRST          first loop snapshot -> second (the first pass stores the entry slot);
  *   GAP_CHANGE         a loop snapshot that stored a change -> the next one;
  *   GAP_IDLE           one loop pass that saw no change;
  *   GAP_EXIT           last loop snapshot -> the final check before returning (untimed);
@@ -50,7 +51,7 @@
 #define RESNAP_AGAIN 15
 #define GAP_ENTRY 23
 #define GAP_ENTRY_RESNAP 19
-#define GAP_FIRST 29
+#define GAP_FIRST 25
 #define GAP_CHANGE 30
 #define GAP_IDLE 15
 #define GAP_EXIT 16

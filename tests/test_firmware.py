@@ -1,0 +1,435 @@
+"""The buzzer box firmware, run cycle by cycle in simavr: every reported time is checked against the
+cycle at which the test pressed the button.
+
+A tick is one CPU cycle (62.5 ns); the board's tick 0 is the cycle at which the firmware started
+Timer1 (its write of TCCR1B, watched by the harness), so the true time of an edge injected at
+cycle c is c - origin ticks. The targets (firmware/README.md): every edge within 1 us, the second
+and later presses of a close group included; presses 1 us apart or more keep their order; presses
+at the same instant get identical times.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import statistics
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from companion.buzzers import protocol
+from companion.buzzers.protocol import Ack, Event, FrameParser, Heartbeat, Hello, Nak, SyncReply
+from tests import simbox
+from tests.simbox import MS, US, Script, build_firmware, run, symbol_address
+
+TCCR1B = 0x81
+BOOT = simbox.ms(1)
+"""Well after the firmware set up its clock and pins."""
+TARGET_TICKS = US
+"""1 us."""
+DEBOUNCE_TICKS = 5 * MS
+
+
+@dataclass(frozen=True)
+class Board:
+    """What the firmware said in one run, on its own clock."""
+
+    origin: int
+    frames: list[object]
+    parser: FrameParser
+    end_cycle: int
+
+    def events(self) -> list[Event]:
+        return [f for f in self.frames if isinstance(f, Event)]
+
+    def heartbeats(self) -> list[Heartbeat]:
+        return [f for f in self.frames if isinstance(f, Heartbeat)]
+
+    def ticks_of(self, cycle: int) -> int:
+        return (cycle - self.origin) & 0xFFFF_FFFF
+
+
+def play(script: Script, variant: str = "sampler", until: int | None = None) -> Board:
+    result = run(build_firmware(variant), script, until=until, watch=(TCCR1B,))
+    starts = [cycle for cycle, address, _ in result.io if address == TCCR1B]
+    assert starts, "the firmware never started Timer1"
+    parser = FrameParser()
+    frames: list[object] = list(parser.feed(result.data))
+    assert parser.bad_frames == 0 and parser.garbage_bytes == 0, "the host parser reads every board frame"
+    return Board(starts[0], frames, parser, result.end_cycle)
+
+
+def errors_us(board: Board, edges: dict[tuple[int, int], int]) -> dict[tuple[int, int], float]:
+    """(button, edge) -> (reported - true) in microseconds, for events of known edges."""
+    found: dict[tuple[int, int], float] = {}
+    for event in board.events():
+        key = (event.button, event.edge)
+        assert key in edges, f"an event nobody caused: {event}"
+        found[key] = ((event.ticks - board.ticks_of(edges[key]) + 2**31) % 2**32 - 2**31) / US
+    return found
+
+
+def summary(name: str, errors: list[float]) -> str:
+    line = (f"{name}: {len(errors)} edges, error min {min(errors):+.3f} us, median "
+            f"{statistics.median(errors):+.3f} us, max {max(errors):+.3f} us")
+    print(line)
+    return line
+
+
+# -- timing ------------------------------------------------------------------------------------------
+
+
+def random_presses(rng: random.Random, count: int, start: int) -> tuple[Script, list[tuple[int, int, int]]]:
+    """Presses of random buttons at random cycles, each held 10-30 ms, 60-100 ms apart (more than
+    the 50 ms mask)."""
+    script, presses, at = Script(), [], start
+    for _ in range(count):
+        at += rng.randrange(60 * MS, 100 * MS)
+        button, held = rng.randrange(1, 9), rng.randrange(10 * MS, 30 * MS)
+        script.press(button, at).release(button, at + held)
+        presses.append((button, at, at + held))
+    return script.end(at + 60 * MS), presses
+
+
+def test_single_presses_and_releases_at_random_times_are_reported_within_a_microsecond() -> None:
+    rng = random.Random(6)
+    script, presses = random_presses(rng, 60, BOOT)
+    board = play(script)
+    errors: list[float] = []
+    by_seq = board.events()
+    assert [e.seq for e in by_seq] == list(range(len(by_seq))), "sequence numbers count every event"
+    assert len(by_seq) == 2 * len(presses), "every press and every release, nothing else"
+    for (button, down, up), pressed, released in zip(presses, by_seq[::2], by_seq[1::2], strict=True):
+        assert (pressed.button, pressed.edge, released.button, released.edge) == (button, 1, button, 0)
+        errors += [(pressed.ticks - board.ticks_of(down)) / US, (released.ticks - board.ticks_of(up)) / US]
+    summary("single edges", errors)
+    assert max(abs(e) for e in errors) <= 1.0
+
+
+@pytest.mark.parametrize("gap_us", [0, 0.5, 1, 2, 5, 10])
+def test_the_second_press_of_a_close_pair_is_as_precise_as_the_first(gap_us: float) -> None:
+    """Each pair at 40 phases against the sampler's loop: the second press never waits for the
+    first one's interrupt."""
+    rng = random.Random(int(gap_us * 10))
+    gap = int(gap_us * US)
+    script, pairs, at = Script(), [], BOOT
+    for _ in range(40):
+        at += rng.randrange(60 * MS, 61 * MS)
+        first, second = rng.sample(range(1, 9), 2)
+        script.press(first, at).press(second, at + gap)
+        script.release(first, at + 20 * MS).release(second, at + 20 * MS + gap)
+        pairs.append((first, second, at))
+    board = play(script.end(at + 60 * MS))
+    presses = [e for e in board.events() if e.edge == 1]
+    assert len(presses) == 2 * len(pairs)
+    errors: list[float] = []
+    for (first, second, at), a, b in zip(pairs, presses[::2], presses[1::2], strict=True):
+        got = {a.button: a.ticks, b.button: b.ticks}
+        assert set(got) == {first, second}
+        errors += [(got[first] - board.ticks_of(at)) / US, (got[second] - board.ticks_of(at + gap)) / US]
+        if gap == 0:
+            assert got[first] == got[second], "simultaneous presses get identical times"
+        elif gap >= US:
+            assert got[first] < got[second], f"presses {gap_us} us apart keep their order"
+        else:
+            assert got[first] <= got[second], "never reversed"
+    summary(f"pairs {gap_us} us apart", errors)
+    assert max(abs(e) for e in errors) <= 1.0
+
+
+def test_all_eight_buttons_at_once_get_one_time_at_every_phase() -> None:
+    script, at, starts = Script(), BOOT, []
+    for phase in range(32):
+        at += 60 * MS + phase  # a different cycle against the main loop and the sampler each time
+        for button in range(1, 9):
+            script.press(button, at).release(button, at + 20 * MS)
+        starts.append(at)
+    board = play(script.end(at + 60 * MS))
+    presses = [e for e in board.events() if e.edge == 1]
+    assert len(presses) == 8 * len(starts)
+    errors = []
+    for index, at in enumerate(starts):
+        group = presses[8 * index:8 * index + 8]
+        assert sorted(e.button for e in group) == list(range(1, 9))
+        assert len({e.ticks for e in group}) == 1, f"one snapshot for all eight (phase {index})"
+        errors.append((group[0].ticks - board.ticks_of(at)) / US)
+    summary("eight at once", errors)
+    assert max(abs(e) for e in errors) <= 1.0
+
+
+def test_a_triple_within_microseconds_keeps_every_time_and_order() -> None:
+    """Three players 1.5 us apart: the third comes while the sampler is storing the second."""
+    rng = random.Random(3)
+    script, triples, at = Script(), [], BOOT
+    for _ in range(30):
+        at += 60 * MS + rng.randrange(64)
+        buttons = rng.sample(range(1, 9), 3)
+        for k, button in enumerate(buttons):
+            script.press(button, at + k * 24).release(button, at + 20 * MS)
+        triples.append((buttons, at))
+    board = play(script.end(at + 60 * MS))
+    presses = [e for e in board.events() if e.edge == 1]
+    errors = []
+    for index, (buttons, at) in enumerate(triples):
+        got = {e.button: e.ticks for e in presses[3 * index:3 * index + 3]}
+        assert [got[b] for b in buttons] == sorted(got[b] for b in buttons)
+        errors += [(got[b] - board.ticks_of(at + k * 24)) / US for k, b in enumerate(buttons)]
+    summary("triples 1.5 us apart", errors)
+    assert max(abs(e) for e in errors) <= 1.0
+
+
+def test_times_stay_right_across_timer1_wraps_and_the_32_bit_wrap() -> None:
+    elf = build_firmware()
+    clock_high = symbol_address(elf, "clock_high")
+    script = Script()
+    # Right after the clock starts, jump its upper half to 0xFFFF: the 32-bit count wraps 4.1 ms
+    # after its start. The firmware's own code carries the count across the wrap.
+    script.poke(6000, clock_high, bytes([0xFF, 0xFF]))
+    edges = {}
+    # Presses straddling Timer1 wraps (every 65 536 cycles) and the 32-bit one.
+    for k, (button, offset) in enumerate([(1, -3), (2, 0), (3, 2), (4, -40), (5, 7)]):
+        wrap = 4831 + (2 + 3 * k) * 65_536
+        at = wrap + offset
+        script.press(button, at).release(button, at + 12 * MS)
+        edges[(button, 1)], edges[(button, 0)] = at, at + 12 * MS
+    board = play(script.end(4831 + 40 * 65_536 + 100 * MS))
+    shift = 0xFFFF_0000  # what the poke added to the board's count
+
+    def true_ticks(cycle: int) -> int:
+        return (cycle - board.origin + shift) & 0xFFFF_FFFF
+
+    errors = []
+    for event in board.events():
+        expected = true_ticks(edges[(event.button, event.edge)])
+        errors.append(((event.ticks - expected + 2**31) % 2**32 - 2**31) / US)
+    assert len(errors) == len(edges)
+    summary("across wraps", errors)
+    assert max(abs(e) for e in errors) <= 1.0
+    beats = board.heartbeats()
+    assert beats and all(b.ticks < 0x8000_0000 for b in beats), "the heartbeats counted on through the wrap"
+
+
+# -- debouncing ----------------------------------------------------------------------------------------
+
+
+def test_bounces_never_move_the_time_of_the_first_edge() -> None:
+    script, at = Script(), BOOT + 10 * MS
+    # A press that bounces for 1.2 ms, a release that bounces for 0.8 ms.
+    bounces = [0, 45, 130, 300, 520, 900, 1200]
+    for k, delay in enumerate(bounces):
+        script.pin(at + delay * US, simbox.button(4), k % 2)
+    up = at + 30 * MS
+    for k, delay in enumerate([0, 60, 150, 400, 800]):
+        script.pin(up + delay * US, simbox.button(4), 1 - k % 2)
+    board = play(script.end(up + 150 * MS))
+    events = board.events()
+    assert [(e.button, e.edge) for e in events] == [(4, 1), (4, 0)]
+    assert abs(events[0].ticks - board.ticks_of(at)) <= TARGET_TICKS
+    assert abs(events[1].ticks - board.ticks_of(up)) <= TARGET_TICKS
+    assert board.heartbeats()[-1].noise == 0
+
+
+def test_a_glitch_shorter_than_the_confirmation_is_noise_not_a_press() -> None:
+    at = BOOT + 10 * MS
+    script = Script().press(2, at).release(2, at + 2 * MS)  # 2 ms < 5 ms confirmation
+    script.press(2, at + 100 * MS).release(2, at + 130 * MS)
+    board = play(script.end(at + 400 * MS))
+    assert [(e.button, e.edge) for e in board.events()] == [(2, 1), (2, 0)]
+    assert abs(board.events()[0].ticks - board.ticks_of(at + 100 * MS)) <= TARGET_TICKS
+    assert board.heartbeats()[-1].noise == 1
+
+
+def test_a_second_press_within_the_mask_time_is_ignored() -> None:
+    at = BOOT + 10 * MS
+    script = Script().press(6, at).release(6, at + 15 * MS).press(6, at + 30 * MS).release(6, at + 45 * MS)
+    script.press(6, at + 80 * MS).release(6, at + 95 * MS)
+    board = play(script.end(at + 200 * MS))
+    presses = [e for e in board.events() if e.edge == 1]
+    assert [board.ticks_of(at), board.ticks_of(at + 80 * MS)] == pytest.approx([e.ticks for e in presses], abs=US)
+
+
+def test_held_buttons_show_in_the_heartbeat() -> None:
+    board = play(Script().press(3, BOOT).press(8, BOOT + 100).end(BOOT + 250 * MS))
+    assert board.heartbeats()[-1].held == 0b1000_0100
+
+
+# -- queues ----------------------------------------------------------------------------------------------
+
+
+def test_a_burst_too_long_for_the_queue_is_counted_as_dropped_never_reported_wrong() -> None:
+    """Buttons chattering every 3 us for a millisecond fill the snapshot ring faster than the main
+    loop can empty it (it cannot run while the sampler does)."""
+    at = BOOT + 10 * MS
+    script = Script()
+    for k in range(300):
+        script.pin(at + k * 3 * US, simbox.button(1 + k % 8), k // 8 % 2)
+    settle = at + 300 * 3 * US
+    for button in range(1, 9):
+        script.pin(settle, simbox.button(button), 1)
+    script.press(5, settle + 50 * MS).release(5, settle + 70 * MS)
+    board = play(script.end(settle + 300 * MS))
+    last = board.heartbeats()[-1]
+    assert last.dropped > 0, "the full ring is reported"
+    for event in board.events():
+        if event.ticks < board.ticks_of(settle) - US:
+            continue  # during the chatter: whatever was confirmed
+        # After it: the releases at the settle, then a clean press and release of button 5.
+        expected = settle if (event.button, event.edge) != (5, 1) and event.ticks < board.ticks_of(settle + MS) \
+            else (settle + 50 * MS if event.edge else settle + 70 * MS)
+        assert abs(event.ticks - board.ticks_of(expected)) <= TARGET_TICKS, event
+    assert [(e.button, e.edge) for e in board.events()][-2:] == [(5, 1), (5, 0)], "the box works on after the burst"
+    for event in board.events():
+        assert board.ticks_of(at) <= event.ticks, "nothing is dated before it happened"
+
+
+# -- the serial line ----------------------------------------------------------------------------------
+
+
+def test_hello_says_what_the_board_is() -> None:
+    board = play(Script().end(BOOT))
+    hello = board.frames[0]
+    assert hello == Hello(1, 1, 0, 0, 16_000_000, 8, 8, 1, 0)
+
+
+def test_commands_are_acknowledged_and_bad_ones_refused() -> None:
+    at = BOOT
+    script = Script()
+    script.send(at, protocol.encode_lamps(5, 0b101, 0b10))
+    script.send(at + MS, protocol.encode_beep(6, 2000, 20))
+    script.send(at + 2 * MS, protocol.encode_debounce(7, 2000, 20))
+    script.send(at + 3 * MS, protocol.frame_bytes(0x99, b"\x00"))
+    script.send(at + 4 * MS, protocol.frame_bytes(protocol.BEEP, bytes([8, 20, 0, 20, 0])))  # 20 Hz: too low
+    script.send(at + 5 * MS, protocol.frame_bytes(protocol.LAMPS, b"\x09\x01"))  # one byte short
+    board = play(script.end(at + 20 * MS))
+    answers = [f for f in board.frames if isinstance(f, (Ack, Nak))]
+    assert answers == [Ack(0x81, 5), Ack(0x82, 6), Ack(0x86, 7), Nak(0x99, 0, 1), Nak(0x82, 8, 3), Nak(0x81, 9, 2)]
+
+
+def test_garbage_on_the_line_is_counted_and_the_next_command_still_answered() -> None:
+    rng = random.Random(11)
+    script = Script()
+    at = BOOT
+    for k in range(10):
+        junk = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 40)))
+        script.send(at, junk)
+        at += MS
+        script.send(at, protocol.encode_lamps(k, 1 << (k % 8), 0))
+        at += MS
+    bad_crc = bytearray(protocol.encode_lamps(99, 1, 0))
+    bad_crc[-1] ^= 0x40
+    script.send(at, bytes(bad_crc))
+    script.send(at + MS, protocol.encode_sync(0xDEADBEEF))
+    board = play(script.end(at + 200 * MS))
+    acks = [f.seq for f in board.frames if isinstance(f, Ack)]
+    assert acks == list(range(10)), "every command behind garbage is read"
+    assert any(isinstance(f, SyncReply) and f.token == 0xDEADBEEF for f in board.frames)
+    assert board.heartbeats()[-1].rx_errors >= 1, "the bad CRC is counted"
+
+
+def test_a_sync_request_is_stamped_within_25_us_of_its_last_byte() -> None:
+    elf = build_firmware()
+    at = BOOT
+    script = Script()
+    tokens = []
+    for k in range(20):
+        sent = at + k * 3 * MS + k * 37
+        script.send(sent, protocol.encode_sync(k))
+        tokens.append(k)
+    result = run(elf, script.end(at + 80 * MS), watch=(TCCR1B,))
+    origin = next(c for c, a, _ in result.io if a == TCCR1B)
+    replies = [f for f in FrameParser().feed(result.data) if isinstance(f, SyncReply)]
+    last_bytes = [cycle for k, (cycle, _) in enumerate(result.rx) if k % 9 == 8]
+    assert [r.token for r in replies] == tokens
+    delays = [(r.ticks - (cycle - origin)) / US for r, cycle in zip(replies, last_bytes, strict=True)]
+    print(f"sync stamp after the last byte: {min(delays):.1f}-{max(delays):.1f} us")
+    assert all(0 <= d <= 25 for d in delays), delays
+    assert not result.overruns, "the board reads as fast as the line delivers"
+
+
+def test_reset_acknowledges_then_restarts_with_a_hello() -> None:
+    board = play(Script().send(BOOT, protocol.encode_reset(3)).end(BOOT + 50 * MS))
+    kinds = [type(f).__name__ for f in board.frames]
+    assert kinds[:3] == ["Hello", "Ack", "Hello"]
+    assert board.frames[2].reset_cause & 8, "the second hello says it was the watchdog"
+
+
+# -- the build ----------------------------------------------------------------------------------------
+
+
+SAMPLER_LABELS = {"__vector_4", "__vector_5", "first_pass", "entry_check", "entry_stored", "entry_resnap", "entry_full",
+                  "loop",
+                  "compare", "exit_changed", "changed", "stored", "full"}
+SHARED = {"main": {16, 17}, "buttons_take": {16, 17}, "sampler_init": set(range(10, 18))}
+"""Compiled code that reads or sets the sampler's shared registers (sampler.h), and which."""
+STARTUP = {"__do_copy_data", "__do_clear_bss", ".do_clear_bss_loop", ".do_clear_bss_start", ".do_copy_data_loop",
+           ".do_copy_data_start", "__ctors_end", "__trampolines_end", "__trampolines_start", "__dtors_end"}
+"""Before main (interrupts off), or the flash tables the disassembler reads as code."""
+
+
+def sampler_register_users(elf: Path) -> dict[str, set[int]]:
+    listing = subprocess.run(["avr-objdump", "-d", str(elf)], capture_output=True, text=True, check=True).stdout
+    users: dict[str, set[int]] = {}
+    function = ""
+    for line in listing.splitlines():
+        if label := re.match(r"^[0-9a-f]+ <(.+)>:$", line):
+            function = label.group(1)
+            continue
+        if code := re.match(r"^\s+[0-9a-f]+:\s+(?:[0-9a-f]{2} )+\s*\S+\s*([^;]*)", line):
+            used = {int(r) for r in re.findall(r"\br(\d+)\b", code.group(1)) if 2 <= int(r) <= 17}
+            if used:
+                users.setdefault(function, set()).update(used)
+    return users
+
+
+def check_register_use(elf: Path) -> None:
+    for function, registers in sampler_register_users(elf).items():
+        if function in SAMPLER_LABELS or function in STARTUP:
+            continue
+        assert registers <= SHARED.get(function, set()), f"{function} uses the sampler's r{sorted(registers)}"
+
+
+def test_no_compiled_code_touches_the_sampler_registers() -> None:
+    check_register_use(build_firmware())
+
+
+def test_the_arduino_sketch_is_the_firmware_compiled_and_builds_the_ide_way(tmp_path: Path) -> None:
+    """The sketch carries the firmware compiled to assembly (the IDE's link-time optimisation cannot
+    keep the sampler's registers free in C): it must be current, and assembled and linked with the
+    IDE's flags it must be the same firmware, timing included."""
+    sketch = simbox.FIRMWARE / "arduino" / "buzzerbox"
+    fresh = tmp_path / "sketch"
+    fresh.mkdir()
+    subprocess.run(["make", "-s", "-C", str(simbox.FIRMWARE), "arduino", f"SKETCH={fresh}"], check=True)
+    generated = sorted(p.name for p in fresh.glob("*.S"))
+    assert generated == sorted(p.name for p in sketch.glob("*.S")), "the sketch has every source"
+    for name in generated:
+        assert (sketch / name).read_text() == (fresh / name).read_text(), f"{name} is stale: make -C firmware arduino"
+    assert (sketch / "buzzerbox.ino").is_file()
+    flags = ["-mmcu=atmega328p", "-DF_CPU=16000000L", "-flto"]
+    objects = []
+    for source in sorted(sketch.glob("*.S")):
+        obj = tmp_path / (source.name + ".o")
+        subprocess.run(["avr-gcc", "-c", "-x", "assembler-with-cpp", *flags, str(source), "-o", str(obj)], check=True)
+        objects.append(str(obj))
+    elf = tmp_path / "sketch.elf"
+    subprocess.run(["avr-gcc", "-Os", *flags, "-fuse-linker-plugin", "-Wl,--gc-sections", *objects, "-o", str(elf)],
+                   check=True)
+    check_register_use(elf)
+    at = BOOT + 10 * MS
+    result = run(elf, Script().press(2, at).press(7, at + 8).end(at + 20 * MS), watch=(TCCR1B,))
+    origin = next(c for c, a, _ in result.io if a == TCCR1B)
+    events = [f for f in FrameParser().feed(result.data) if isinstance(f, Event)]
+    assert [(e.button, e.edge) for e in events] == [(2, 1), (7, 1)]
+    assert abs(events[0].ticks - (at - origin)) <= TARGET_TICKS
+    assert abs(events[1].ticks - (at + 8 - origin)) <= TARGET_TICKS
+
+
+def test_the_pinout_in_the_readme_is_the_firmware_table() -> None:
+    text = (simbox.FIRMWARE / "README.md").read_text()
+    rows = re.findall(r"^\| (\d) \| (\w+) \| (\w+) \|$", text, re.MULTILINE)
+    buttons = {p.number: p.label for p in simbox.buttons()}
+    lamps = {p.number: p.label for p in simbox.lamps()}
+    assert rows == [(str(n), buttons[n], lamps[n]) for n in range(1, 9)]
+    assert f"Beeper: {simbox.beeper()[0].label}." in text
