@@ -78,7 +78,8 @@ def main() -> None:
     print(describe("hobby", hobby))
     worst_ours, worst_hobby = max(abs(e) for e in ours), max(abs(e) for e in hobby)
     typical = statistics.median(abs(e) for e in hobby) / statistics.median(abs(e) for e in ours)
-    print(f"worst-case error ratio hobby/sampler: {worst_hobby / worst_ours:.1f}x; median |error| ratio: {typical:.1f}x")
+    print(f"worst-case error ratio hobby/sampler: {worst_hobby / worst_ours:.1f}x; "
+          f"median |error| ratio: {typical:.1f}x")
     if len(hobby) < len(edges):
         print(f"the hobby build lost {len(edges) - len(hobby)} of {len(edges)} presses")
 

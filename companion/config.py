@@ -22,7 +22,7 @@ from companion.table.seating import MAX_SEATS, MIN_SEATS
 
 DEFAULT_CONFIG_NAME = "companion.toml"
 LANGUAGES = ("en", "fr")
-BUTTON_SOURCES = ("auto", "simulated", "gpio")
+BUTTON_SOURCES = ("auto", "simulated", "gpio", "serial")
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,9 +45,12 @@ class TableConfig:
 @dataclass(frozen=True, slots=True)
 class ButtonsConfig:
     source: str = "auto"
-    """"auto": the configured hardware, else simulated buttons; "gpio"; "simulated"."""
+    """"auto": the configured GPIO pins and the buzzer box if one is plugged in, else simulated
+    buttons; "gpio"; "serial" (the buzzer box only, waited for if absent); "simulated"."""
     gpio_pins: tuple[int, ...] = ()
     """BCM numbers of the Pi's GPIO pins with a button to ground (one per player)."""
+    serial_port: str = ""
+    """The buzzer box's serial port (e.g. /dev/ttyACM0); empty: found by its USB vendor and product id."""
     confirm_ms: float = 5.0
     """A press must still be held this long after its first edge to count (else it is noise)."""
     mask_ms: float = 50.0
@@ -79,7 +82,7 @@ def load_catalogue(dice: Mapping[str, Any], presets: Mapping[str, Any], source: 
 _SECTIONS: dict[str, set[str]] = {
     "server": {"host", "port", "threads", "public_url"},
     "table": {"seats", "language", "undo", "tray"},
-    "buttons": {"source", "gpio_pins", "confirm_ms", "mask_ms", "stuck_s"},
+    "buttons": {"source", "gpio_pins", "serial_port", "confirm_ms", "mask_ms", "stuck_s"},
     "data": {"dir"},
     "dice": set(),
     "dice_presets": set(),
@@ -141,6 +144,7 @@ def load_config(path: Path | None, overrides: Mapping[str, Any] | None = None) -
     buttons = ButtonsConfig(
         source=_choice(get("buttons.source", "auto"), "buttons.source", BUTTON_SOURCES, where("buttons.source")),
         gpio_pins=_pins(get("buttons.gpio_pins", []), "buttons.gpio_pins", where("buttons.gpio_pins")),
+        serial_port=_text(get("buttons.serial_port", ""), "buttons.serial_port", where("buttons.serial_port")),
         confirm_ms=_number(get("buttons.confirm_ms", 5.0), "buttons.confirm_ms", 0.5, 100, where("buttons.confirm_ms")),
         mask_ms=_number(get("buttons.mask_ms", 50.0), "buttons.mask_ms", 1, 2000, where("buttons.mask_ms")),
         stuck_s=_number(get("buttons.stuck_s", 5.0), "buttons.stuck_s", 1, 600, where("buttons.stuck_s")),

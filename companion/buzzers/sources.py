@@ -157,14 +157,48 @@ class UnavailableSource(HandlerSlot):
 
 def open_sources(config: ButtonsConfig, clock: Clock, scheduler: Scheduler | None = None) -> list[PressSource]:
     """The sources the config asks for. With no hardware configured (or none found), buttons are
-    simulated; a configured source that fails to open is reported, never fatal."""
+    simulated; a configured source that fails to open is reported, never fatal. "auto" takes the
+    buzzer box when one is plugged in, or when its port is configured (then waited for, with
+    simulated buttons until it is there at the start)."""
     sources: list[PressSource] = []
     if config.source in ("auto", "gpio") and config.gpio_pins:
         sources.append(open_gpio(config, clock, scheduler))
-    hardware = any(s.health().healthy for s in sources)
+    box_found = config.source == "auto" and box_present(config)
+    if config.source == "serial" or box_found or (config.source == "auto" and config.serial_port):
+        sources.append(open_serial(config, clock))
+    hardware = box_found or any(s.health().healthy for s in sources)
     if config.source == "simulated" or (config.source == "auto" and not hardware):
         sources.append(SimulatedSource(clock))
     return sources
+
+
+def box_present(config: ButtonsConfig) -> bool:
+    """Whether the buzzer box is there now: its configured port exists, or a serial port has one
+    of its USB ids."""
+    import os
+
+    from companion.buzzers.serialbox import find_box_ports
+
+    if config.serial_port:
+        return os.path.exists(config.serial_port)
+    try:
+        return bool(find_box_ports())
+    except Exception as err:  # no sysfs, a broken udev: carry on without the box
+        log.warning("could not look for a buzzer box: %s", err)
+        return False
+
+
+def open_serial(config: ButtonsConfig, clock: Clock, name: str = "box") -> PressSource:
+    """The buzzer box on USB serial (not started: its reader thread starts with `start`, and
+    keeps looking for the box until it is there)."""
+    from companion.buzzers.serialbox import SerialBoxSource
+
+    try:
+        return SerialBoxSource(clock, port=config.serial_port, name=name, confirm_ms=config.confirm_ms,
+                               mask_ms=config.mask_ms, stuck_s=config.stuck_s)
+    except Exception as err:  # pyserial missing or broken: say so and carry on
+        log.warning("buzzer box unavailable: %s", err)
+        return UnavailableSource(name, "serial", f"buzzer box unavailable: {err}")
 
 
 def open_gpio(config: ButtonsConfig, clock: Clock, scheduler: Scheduler | None = None) -> PressSource:
