@@ -1,0 +1,206 @@
+"""Board ticks onto the host timeline: a simulated USB link with jitter, outliers and drift."""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from companion.buzzers.clocksync import ClockSync, Mapped, MonotonicMapper, TickUnwrapper, sync_interval_s
+
+TICK_HZ = 16_000_000
+HOST0_US = 7_000_000_000  # a Pi up for two hours
+
+
+@dataclass
+class Board:
+    """A board clock: 16 MHz nominal, off by `drift_ppm`, whose 32-bit ticks wrap `wrap_after_s`
+    into the run."""
+
+    drift_ppm: float
+    wrap_after_s: float = 30.0
+    tick0: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.tick0 = (1 << 32) - int(self.wrap_after_s * TICK_HZ)
+
+    def ticks(self, host_us: float) -> int:
+        """The unwrapped tick count at a host time (what the 32-bit field is the low bits of)."""
+        return self.tick0 + math.floor((host_us - HOST0_US) * 16 * (1 + self.drift_ppm * 1e-6))
+
+
+def usb_delay(rng: random.Random) -> float:
+    """One way over USB: 0-1 ms, and now and then a much longer stall."""
+    delay = rng.uniform(0, 1000)
+    if rng.random() < 0.02:
+        delay += rng.uniform(1000, 30_000)
+    return delay
+
+
+def sync_times(duration_s: float) -> list[float]:
+    """The source's schedule: a warm-up burst, a faster pace for a few seconds, then ten a second."""
+    times = [float(HOST0_US)]
+    while times[-1] < HOST0_US + duration_s * 1e6:
+        times.append(times[-1] + sync_interval_s(len(times), (times[-1] - HOST0_US) / 1e6) * 1e6)
+    return times
+
+
+@dataclass(frozen=True)
+class Outcome:
+    true_us: float
+    mapped: Mapped
+
+    @property
+    def error(self) -> float:
+        return abs(self.mapped.t_us - self.true_us)
+
+    @property
+    def covered(self) -> bool:
+        return self.error <= self.mapped.bound_us
+
+
+def simulate(drift_ppm: float, seed: int, duration_s: float = 90.0) -> list[Outcome]:
+    """Round trips and presses as the source sees them, in the order their answers arrive. A press
+    reaches the host 5 ms (confirmation) plus a USB delay after its edge; presses seen before the
+    fit exists wait for it, as the source keeps them."""
+    rng = random.Random(seed)
+    board = Board(drift_ppm)
+    arrivals: list[tuple[float, str, tuple[float, ...]]] = []
+    for t1 in sync_times(duration_s):
+        t1 = float(round(t1 + rng.uniform(0, 200)))  # the host's timer is not exact either
+        read_at = t1 + usb_delay(rng)
+        t4 = float(math.ceil(read_at + usb_delay(rng)))
+        arrivals.append((t4, "sync", (t1, board.ticks(read_at), t4)))
+    edge = HOST0_US - 50_000.0  # the first press comes before the first round trip
+    while edge < HOST0_US + duration_s * 1e6:
+        arrivals.append((edge + 5_000 + usb_delay(rng), "press", (edge, board.ticks(edge))))
+        edge += rng.uniform(20_000, 400_000)
+    arrivals.sort(key=lambda a: a[0])
+    sync = ClockSync(TICK_HZ)
+    mapper = MonotonicMapper(sync)
+    unwrap = TickUnwrapper()
+    waiting: list[tuple[float, int]] = []
+    outcomes: list[Outcome] = []
+    for _, kind, data in arrivals:
+        if kind == "sync":
+            t1, ticks, t4 = data
+            sync.add(int(t1), unwrap.unwrap(int(ticks) & 0xFFFF_FFFF), int(t4))
+        else:
+            waiting.append((data[0], unwrap.unwrap(int(data[1]) & 0xFFFF_FFFF)))
+        if sync.synced:
+            for true_us, ticks in waiting:
+                mapped = mapper.map(ticks)
+                assert mapped is not None
+                outcomes.append(Outcome(true_us, mapped))
+            waiting = []
+    return outcomes
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, math.ceil(p / 100 * len(ordered)) - 1)]
+
+
+def test_sync_error_and_its_bound_over_a_jittery_usb_link() -> None:
+    warm_up_us = HOST0_US + 1_000_000
+    print()
+    print(f"{'drift ppm':>10} {'presses':>8} {'err p50':>8} {'err p99':>8} {'err max':>8} "
+          f"{'bound p50':>9} {'bound p99':>9} {'covered':>8}")
+    for drift in (-3300, -40, 0, 40, 3300):
+        outcomes = simulate(drift, seed=int(drift) + 10_000)
+        after = [o for o in outcomes if o.true_us >= warm_up_us]
+        errors = [o.error for o in after]
+        bounds = [float(o.mapped.bound_us) for o in after]
+        covered = sum(o.covered for o in outcomes) / len(outcomes)
+        print(f"{drift:>10} {len(outcomes):>8} {percentile(errors, 50):>8.1f} {percentile(errors, 99):>8.1f} "
+              f"{max(errors):>8.1f} {percentile(bounds, 50):>9.0f} {percentile(bounds, 99):>9.0f} "
+              f"{covered:>8.2%}")
+        assert percentile(errors, 99) <= 100, f"p99 error at {drift} ppm"
+        assert covered >= 0.99, f"the bound must cover the error at {drift} ppm"
+        times = [o.mapped.t_us for o in sorted(outcomes, key=lambda o: o.true_us)]
+        assert times == sorted(times), "later presses never map earlier"
+
+
+def test_the_press_seen_before_the_first_round_trip_is_kept_and_mapped_honestly() -> None:
+    outcomes = simulate(3300, seed=3, duration_s=2.0)
+    first = min(outcomes, key=lambda o: o.true_us)
+    assert first.true_us < HOST0_US and first.covered
+
+
+@settings(max_examples=200, deadline=None)
+@given(drift=st.floats(-9000, 9000), offset=st.integers(0, 2**40), seed=st.integers(0, 2**32),
+       count=st.integers(1, 60), spacing_ms=st.floats(1, 2000))
+def test_the_bound_holds_whatever_the_delays(drift: float, offset: int, seed: int, count: int,
+                                            spacing_ms: float) -> None:
+    """Every round trip tells the truth (t1 <= read <= t4), so the truth is always inside the fit."""
+    rng = random.Random(seed)
+    sync = ClockSync(TICK_HZ, rtt_cap_us=10**9, rtt_margin_us=10**9)  # keep everything: only the bound is tested
+
+    def ticks_at(host_us: float) -> int:
+        return offset + math.floor((host_us - HOST0_US) * 16 * (1 + drift * 1e-6))
+
+    t = float(HOST0_US)
+    for _ in range(count):
+        t1 = t
+        read = t1 + rng.expovariate(1 / 500)
+        t4 = math.ceil(read + rng.expovariate(1 / 500))
+        sync.add(int(t1), ticks_at(read), t4)
+        t = t4 + spacing_ms * 1000
+    for host_us in (HOST0_US - 1e6, HOST0_US, t / 2 + HOST0_US / 2, t, t + 3e6):
+        span = sync.interval(ticks_at(host_us))
+        assert span is not None
+        assert span[0] - 1 <= host_us <= span[1] + 1  # 1 us: a tick is 62.5 ns, floor()ed
+
+
+def test_slow_round_trips_are_dropped_by_the_min_rtt_filter() -> None:
+    sync = ClockSync(TICK_HZ)
+    assert sync.add(1_000, 0, 1_100)
+    assert not sync.add(2_000_000, 16_000_000 * 2, 2_000_000 + 5_000), "50 times slower than the best"
+    assert not sync.add(3_000_000, 16_000_000 * 3, 3_000_000 - 1), "an answer before the question"
+    assert sync.stats().accepted == 1 and sync.stats().rejected == 2
+
+
+def test_a_changed_drift_restarts_the_fit_instead_of_trusting_an_old_line() -> None:
+    sync = ClockSync(TICK_HZ, slack_us=1)
+    for k in range(50):  # 5 s at exactly 16 MHz
+        host = HOST0_US + k * 100_000
+        sync.add(host, k * 1_600_000, host + 20)
+    # then the board suddenly runs 500 ppm fast: 5 s on, it is 2.5 ms ahead of the old line
+    for k in range(1, 30):
+        host = HOST0_US + 5_000_000 + k * 100_000
+        sync.add(host, 80_000_000 + round(k * 1_600_000 * 1.0005), host + 20)
+    assert sync.stats().restarts >= 1
+    mapped = sync.map(80_000_000 + round(30 * 1_600_000 * 1.0005))
+    assert mapped is not None and abs(mapped.t_us - (HOST0_US + 8_000_000)) <= mapped.bound_us
+
+
+def test_unwrapping_crosses_the_32_bit_wrap_and_takes_older_values_in_stride() -> None:
+    unwrap = TickUnwrapper()
+    assert unwrap.unwrap(0xFFFF_FF00) == 0xFFFF_FF00
+    assert unwrap.unwrap(0x0000_0100) == 0x1_0000_0100, "wrapped forwards"
+    assert unwrap.unwrap(0xFFFF_FFF0) == 0xFFFF_FFF0, "an event's older ticks, from before the wrap"
+    assert unwrap.latest == 0x1_0000_0100
+    assert unwrap.unwrap(0x8000_0000) == 0x1_8000_0000
+    assert unwrap.unwrap(0xF000_0000) == 0x1_F000_0000
+    assert unwrap.unwrap(0x0000_0010) == 0x2_0000_0010
+
+
+def test_a_refit_between_two_presses_never_maps_the_later_one_earlier() -> None:
+    sync = ClockSync(TICK_HZ)
+    for k in range(5):  # loose round trips: the fit is wide
+        sync.add(HOST0_US + k * 10_000, k * 160_000 + 8_000, HOST0_US + k * 10_000 + 1_000)
+    mapper = MonotonicMapper(sync)
+    first = mapper.map(1_000_000)
+    assert first is not None
+    # A tight round trip says the board runs later than the middle of the wide fit thought.
+    sync.add(HOST0_US + 62_400, 1_000_000, HOST0_US + 62_410)
+    direct = sync.map(1_000_001)
+    later = mapper.map(1_000_001)
+    assert direct is not None and later is not None
+    assert later.t_us >= first.t_us
+    tie = mapper.map(1_000_000)
+    assert tie is not None and tie.t_us == first.t_us, "equal ticks map to the same time"
+    assert later.bound_us >= direct.bound_us + abs(direct.t_us - later.t_us) - 1
