@@ -16,18 +16,10 @@ static uint8_t beeping;
 uint8_t outputs_busy = 1;
 static uint32_t beep_started, beep_ticks;
 
-#define LAMP_PORT_CODE_B 1
-#define LAMP_PORT_CODE_C 2
-#define LAMP_PORT_CODE_D 3
-#define LAMP_ON(port, wanted, bit) (LAMP_PORT_CODE_##port == LAMP_PORT_CODE_##wanted ? (1 << (bit)) : 0)
-#define LAMP_B(n, port, bit, label) | LAMP_ON(port, B, bit)
-#define LAMP_C(n, port, bit, label) | LAMP_ON(port, C, bit)
-#define LAMP_D(n, port, bit, label) | LAMP_ON(port, D, bit)
-#define LAMP_MASK_B (0 PINOUT_LAMPS(LAMP_B))
-#define LAMP_MASK_C (0 PINOUT_LAMPS(LAMP_C))
-#define LAMP_MASK_D (0 PINOUT_LAMPS(LAMP_D))
-#define BEEPER_B(n, port, bit, label) | LAMP_ON(port, B, bit)
-#define BEEPER_MASK_B (0 PINOUT_BEEPER(BEEPER_B))
+#define LAMP_MASK_B PINOUT_MASK(PINOUT_LAMPS, B)
+#define LAMP_MASK_C PINOUT_MASK(PINOUT_LAMPS, C)
+#define LAMP_MASK_D PINOUT_MASK(PINOUT_LAMPS, D)
+#define BEEPER_MASK_B PINOUT_MASK(PINOUT_BEEPER, B)
 _Static_assert(BEEPER_MASK_B == _BV(PB3), "the beeper must be on OC2A (PB3, D11)");
 
 /* Which port bits light the lamps in `lamps` (bit n-1 = lamp n). */

@@ -36,6 +36,15 @@
 #define PINOUT_BEEPER(X)  \
     X(1, B, 3, "D11")
 
+/* The bits a table puts on one port, as a constant: PINOUT_MASK(PINOUT_LAMPS, B). */
+#define PINOUT_PORT_B 1
+#define PINOUT_PORT_C 2
+#define PINOUT_PORT_D 3
+#define PINOUT_BIT_B(n, port, bit, label) | (PINOUT_PORT_##port == PINOUT_PORT_B ? 1 << (bit) : 0)
+#define PINOUT_BIT_C(n, port, bit, label) | (PINOUT_PORT_##port == PINOUT_PORT_C ? 1 << (bit) : 0)
+#define PINOUT_BIT_D(n, port, bit, label) | (PINOUT_PORT_##port == PINOUT_PORT_D ? 1 << (bit) : 0)
+#define PINOUT_MASK(table, port) (0 table(PINOUT_BIT_##port))
+
 #define BUTTON_COUNT 8
 #define LAMP_COUNT 8
 

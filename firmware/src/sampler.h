@@ -107,7 +107,7 @@ extern volatile uint8_t raw_dropped; /* snapshots lost to a full ring (wraps; ma
 
 /* Set up the pins' interrupts and the sampler's registers; `state` is the buttons now. */
 void sampler_init(uint8_t state);
-/* Read the buttons as the sampler does (for init). */
+/* The buttons as the sampler folds them. */
 uint8_t sampler_read(void);
 
 #endif

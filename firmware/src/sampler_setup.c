@@ -4,20 +4,12 @@
 #include "pinout.h"
 #include "sampler.h"
 
-#define PORT_CODE_B 1
-#define PORT_CODE_C 2
-#define PORT_CODE_D 3
-#define BIT_ON(port, wanted, bit) (PORT_CODE_##port == PORT_CODE_##wanted ? (1 << (bit)) : 0)
-#define MASK_D_OF(n, port, bit, label) | BIT_ON(port, D, bit)
-#define MASK_C_OF(n, port, bit, label) | BIT_ON(port, C, bit)
-#define MASK_B_OF(n, port, bit, label) | BIT_ON(port, B, bit)
-
 /* The masks the sampler uses are the table's buttons, and nothing else shares their ports' bits. */
-_Static_assert((0 PINOUT_BUTTONS(MASK_D_OF)) == BUTTON_MASK_D, "BUTTON_MASK_D must match the pinout table");
-_Static_assert((0 PINOUT_BUTTONS(MASK_C_OF)) == BUTTON_MASK_C, "BUTTON_MASK_C must match the pinout table");
-_Static_assert((0 PINOUT_BUTTONS(MASK_B_OF)) == 0, "buttons live on ports C and D only");
-_Static_assert(((0 PINOUT_LAMPS(MASK_D_OF)) & BUTTON_MASK_D) == 0, "a lamp on a button pin");
-_Static_assert(((0 PINOUT_LAMPS(MASK_C_OF)) & BUTTON_MASK_C) == 0, "a lamp on a button pin");
+_Static_assert(PINOUT_MASK(PINOUT_BUTTONS, D) == BUTTON_MASK_D, "BUTTON_MASK_D must match the pinout table");
+_Static_assert(PINOUT_MASK(PINOUT_BUTTONS, C) == BUTTON_MASK_C, "BUTTON_MASK_C must match the pinout table");
+_Static_assert(PINOUT_MASK(PINOUT_BUTTONS, B) == 0, "buttons live on ports C and D only");
+_Static_assert((PINOUT_MASK(PINOUT_LAMPS, D) & BUTTON_MASK_D) == 0, "a lamp on a button pin");
+_Static_assert((PINOUT_MASK(PINOUT_LAMPS, C) & BUTTON_MASK_C) == 0, "a lamp on a button pin");
 _Static_assert((BUTTON_MASK_D & BUTTON_MASK_C) == 0, "the folded state needs disjoint bits");
 _Static_assert((BUTTON_MASK_D & 0x03) == 0, "PD0/PD1 are the serial line");
 
