@@ -19,10 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from companion.buzzers.protocol import Event, FrameParser
-from tests.simbox import MS, US, Script, build_firmware, run
-
-TCCR1B = 0x81
-"""The firmware's write here starts its clock: tick 0."""
+from tests.simbox import MS, TCCR1B, US, Script, build_firmware, run
 
 
 def press_script(presses: int, seed: int) -> tuple[Script, list[tuple[int, int]]]:
@@ -41,7 +38,7 @@ def press_script(presses: int, seed: int) -> tuple[Script, list[tuple[int, int]]
 
 def errors_us(variant: str, script: Script, edges: list[tuple[int, int]]) -> list[float]:
     result = run(build_firmware(variant), script, watch=(TCCR1B,))
-    origin = next(cycle for cycle, address, _ in result.io if address == TCCR1B)
+    origin = result.timer_origin
     pressed: dict[int, list[int]] = {}
     for frame in FrameParser().feed(result.data):
         if isinstance(frame, Event) and frame.edge == 1:

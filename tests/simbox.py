@@ -32,6 +32,8 @@ BUILD = FIRMWARE / "build"
 HARNESS = BUILD / "simbox"
 PINOUT_H = FIRMWARE / "src" / "pinout.h"
 
+TCCR1B = 0x81
+"""Timer1's control register: the firmware's one write to it starts the board clock."""
 CPU_HZ = 16_000_000
 US = CPU_HZ // 1_000_000
 """Cycles (and firmware ticks) per microsecond."""
@@ -238,6 +240,14 @@ class SimRun:
     @property
     def data(self) -> bytes:
         return bytes(b for _, b in self.tx)
+
+    @property
+    def timer_origin(self) -> int:
+        """The cycle the firmware started Timer1, its tick 0 (run with `watch=(TCCR1B,)`)."""
+        starts = [cycle for cycle, address, _ in self.io if address == TCCR1B]
+        if not starts:
+            raise SimError("the firmware never started Timer1 (or TCCR1B was not watched)")
+        return starts[0]
 
 
 def _parse_batch(output: str) -> SimRun:

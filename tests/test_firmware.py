@@ -22,14 +22,12 @@ import pytest
 from companion.buzzers import protocol
 from companion.buzzers.protocol import Ack, Event, FrameParser, Heartbeat, Hello, Nak, SyncReply
 from tests import simbox
-from tests.simbox import MS, US, Script, build_firmware, run, symbol_address
+from tests.simbox import MS, TCCR1B, US, Script, build_firmware, run, symbol_address
 
-TCCR1B = 0x81
 BOOT = simbox.ms(1)
 """Well after the firmware set up its clock and pins."""
 TARGET_TICKS = US
 """1 us."""
-DEBOUNCE_TICKS = 5 * MS
 
 
 @dataclass(frozen=True)
@@ -38,8 +36,6 @@ class Board:
 
     origin: int
     frames: list[object]
-    parser: FrameParser
-    end_cycle: int
 
     def events(self) -> list[Event]:
         return [f for f in self.frames if isinstance(f, Event)]
@@ -53,22 +49,10 @@ class Board:
 
 def play(script: Script, variant: str = "sampler", until: int | None = None) -> Board:
     result = run(build_firmware(variant), script, until=until, watch=(TCCR1B,))
-    starts = [cycle for cycle, address, _ in result.io if address == TCCR1B]
-    assert starts, "the firmware never started Timer1"
     parser = FrameParser()
     frames: list[object] = list(parser.feed(result.data))
     assert parser.bad_frames == 0 and parser.garbage_bytes == 0, "the host parser reads every board frame"
-    return Board(starts[0], frames, parser, result.end_cycle)
-
-
-def errors_us(board: Board, edges: dict[tuple[int, int], int]) -> dict[tuple[int, int], float]:
-    """(button, edge) -> (reported - true) in microseconds, for events of known edges."""
-    found: dict[tuple[int, int], float] = {}
-    for event in board.events():
-        key = (event.button, event.edge)
-        assert key in edges, f"an event nobody caused: {event}"
-        found[key] = ((event.ticks - board.ticks_of(edges[key]) + 2**31) % 2**32 - 2**31) / US
-    return found
+    return Board(result.timer_origin, frames)
 
 
 def summary(name: str, errors: list[float]) -> str:
@@ -338,7 +322,7 @@ def test_a_sync_request_is_stamped_within_25_us_of_its_last_byte() -> None:
         script.send(sent, protocol.encode_sync(k))
         tokens.append(k)
     result = run(elf, script.end(at + 80 * MS), watch=(TCCR1B,))
-    origin = next(c for c, a, _ in result.io if a == TCCR1B)
+    origin = result.timer_origin
     replies = [f for f in FrameParser().feed(result.data) if isinstance(f, SyncReply)]
     last_bytes = [cycle for k, (cycle, _) in enumerate(result.rx) if k % 9 == 8]
     assert [r.token for r in replies] == tokens
@@ -419,7 +403,7 @@ def test_the_arduino_sketch_is_the_firmware_compiled_and_builds_the_ide_way(tmp_
     check_register_use(elf)
     at = BOOT + 10 * MS
     result = run(elf, Script().press(2, at).press(7, at + 8).end(at + 20 * MS), watch=(TCCR1B,))
-    origin = next(c for c, a, _ in result.io if a == TCCR1B)
+    origin = result.timer_origin
     events = [f for f in FrameParser().feed(result.data) if isinstance(f, Event)]
     assert [(e.button, e.edge) for e in events] == [(2, 1), (7, 1)]
     assert abs(events[0].ticks - (at - origin)) <= TARGET_TICKS

@@ -51,8 +51,12 @@ def _seat(who: object) -> int | None:
     return None
 
 
-def _seats(rows: Iterable[Mapping[str, Any]]) -> frozenset[int]:
-    return frozenset(s for s in (_seat(r.get("who")) for r in rows) if s is not None)
+def _seats(whos: Iterable[object]) -> frozenset[int]:
+    return frozenset(s for s in map(_seat, whos) if s is not None)
+
+
+def _who(rows: Iterable[Mapping[str, Any]]) -> Iterable[object]:
+    return (row.get("who") for row in rows)
 
 
 def signal_for(event: RecordedEvent) -> Signal | None:
@@ -65,15 +69,14 @@ def signal_for(event: RecordedEvent) -> Signal | None:
     if event.type != "round_settled":
         return None
     decision = data.get("decision") or {}
-    early = _seats(decision.get("false_starts") or [])
+    early = _seats(_who(decision.get("false_starts") or []))
     if decision.get("outcome") == "faults":
-        return Signal(blinking=early | _seats(decision.get("order") or []), beep=FAULT_BEEP)
+        return Signal(blinking=early | _seats(_who(decision.get("order") or [])), beep=FAULT_BEEP)
     winner = _seat(data.get("winner") or decision.get("winner"))
     if winner is not None:
         return Signal(lit=frozenset({winner}), blinking=early, beep=WIN_BEEP)
     if decision.get("outcome") == "tie":
-        tied = frozenset(s for s in (_seat(w) for w in decision.get("tied_first") or []) if s is not None)
-        return Signal(lit=tied, blinking=early, beep=TIE_BEEP)
+        return Signal(lit=_seats(decision.get("tied_first") or []), blinking=early, beep=TIE_BEEP)
     return Signal(blinking=early, beep=FAULT_BEEP if early else None)
 
 

@@ -324,10 +324,9 @@ class SerialBoxSource(HandlerSlot):
     def _send_command(self, frame_type: int, build: Callable[[int], bytes]) -> None:
         link = self._link
         assert link is not None
-        self._command_seq = (self._command_seq + 1) & 0xFF
-        data = build(self._command_seq)
-        now = self._clock.now_us()
-        link.commands[(frame_type, self._command_seq)] = _Command(frame_type, self._command_seq, data, now)
+        seq = self._next_seq()
+        data = build(seq)
+        link.commands[(frame_type, seq)] = _Command(frame_type, seq, data, self._clock.now_us())
         self._write(link, data)
 
     def _write(self, link: _Link, data: bytes) -> None:
@@ -517,11 +516,12 @@ class SerialBoxSource(HandlerSlot):
     def _on_hello(self, link: _Link, hello: Hello, now: int) -> None:
         if hello.protocol != proto.PROTOCOL_VERSION or hello.tick_hz <= 0 or not 1 <= hello.buttons <= 8:
             link.hello = hello
-            link.refused = (f"{link.path}: the board speaks protocol {hello.protocol} (firmware {hello.firmware}), "
-                            f"this companion protocol {proto.PROTOCOL_VERSION}: flash the firmware that comes "
-                            "with this companion")
             if hello.protocol == proto.PROTOCOL_VERSION:
                 link.refused = f"{link.path}: the board's hello makes no sense ({hello})"
+            else:
+                link.refused = (f"{link.path}: the board speaks protocol {hello.protocol} (firmware "
+                                f"{hello.firmware}), this companion protocol {proto.PROTOCOL_VERSION}: flash the "
+                                "firmware that comes with this companion")
             if link.run is not None:
                 self._end_run(link)
             self._problem = link.refused
@@ -582,15 +582,19 @@ class SerialBoxSource(HandlerSlot):
         run = link.run
         link.run = None
         if run is not None:
-            for button, ticks in run.waiting:
-                press = self._press(run, button, ticks)
-                if press is None:
-                    self.counters.lost_events += 1
-                    log.warning("buzzer box: a press of button %d came before any clock sync and is lost", button)
-                else:
-                    self._outbox.append(press)
-            run.waiting = []
+            self._flush_waiting(run)
         self._settle_announced()
+
+    def _flush_waiting(self, run: _Run) -> None:
+        """Map the presses that waited for the clock sync (lost when there is still no fit)."""
+        waiting, run.waiting = run.waiting, []
+        for button, ticks in waiting:
+            press = self._press(run, button, ticks)
+            if press is None:
+                self.counters.lost_events += 1
+                log.warning("buzzer box: a press of button %d came before any clock sync and is lost", button)
+            else:
+                self._outbox.append(press)
 
     def _settle_announced(self) -> None:
         if self._announced_seq is not None and self._expected_seq is not None:
@@ -677,13 +681,8 @@ class SerialBoxSource(HandlerSlot):
             self.counters.stale_replies += 1
             return
         run.sync.add(t1, run.unwrap.unwrap(reply.ticks), now)
-        if run.waiting and run.sync.synced:
-            waiting, run.waiting = run.waiting, []
-            for button, ticks in waiting:
-                press = self._press(run, button, ticks)
-                if press is not None:
-                    self._outbox.append(press)
         if run.sync.synced:
+            self._flush_waiting(run)
             self._attempted.set()
 
     def _press(self, run: _Run, button: int, ticks: int) -> Press | None:
