@@ -21,6 +21,7 @@ def default_options(game: GameDefinition[Any]) -> dict[str, Any]:
 REACHED = {
     "dice-tray": (500, {"dice_rolled", "tray_set", "undone", "seed_revealed"}),
     "buzzer-quiz": (300, {"round_armed", "round_settled", "round_cancelled", "seed_revealed"}),
+    "garlic-slap": (300, {"dice_rolled", "round_armed", "round_settled", "slapper_called", "seed_revealed"}),
 }
 
 

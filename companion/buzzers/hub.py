@@ -21,7 +21,7 @@ from companion.buzzers.phones import PhoneBuzzers, whole_ms
 from companion.buzzers.rounds import RoundKeeper
 from companion.buzzers.sources import Press, PressSource, Scheduler, SimulatedSource, SourceHealth
 from companion.clock import Clock
-from companion.games.base import TABLE, Command, Rejection, Viewer
+from companion.games.base import TABLE, Rejection, Viewer
 from companion.store import RecordedEvent
 from companion.table.session import Table
 
@@ -181,9 +181,14 @@ class ButtonHub:
         elif use == "paired":
             log.info("button %s paired with %s", press.button, target)
         elif use == "arm":
-            outcome = self.table.handle(TABLE, Command("arm", {"mode": "race"}))
-            if not outcome.ok:
-                log.info("arm button %s: %s", press.button, outcome.rejection)
+            run = self.table.run
+            command = run.definition.table_button if run is not None else None
+            if command is None:
+                log.info("table button %s: the current game has no use for it", press.button)
+            else:
+                outcome = self.table.handle(TABLE, command)
+                if not outcome.ok:
+                    log.info("table button %s: %s", press.button, outcome.rejection)
         elif use == "unpaired":
             log.info("press of unpaired button %s", press.button)
         self.table.broadcaster.nudge()

@@ -18,7 +18,8 @@ from companion.table.seating import MAX_SEATS
 
 PAIRING_FILE = "buttons.toml"
 ARM = "arm"
-"""The target of a button that arms a quiz round instead of belonging to a player."""
+"""The target of the table's own button, which belongs to no player: it arms a quiz round, or
+rolls the dice for whoever's turn it is in the garlic game (the game says, see `table_button`)."""
 BUTTON_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,15}:[A-Za-z0-9_-]{1,16}$")
 
 Target = int | str
@@ -77,8 +78,8 @@ class ButtonMap:
         """Write `pairs` whole; the map in memory changes only once they are on disk."""
         lines = [
             "# Which button belongs to which seat, written by pairing (the host console, or a phone's",
-            '# "pair my button"). You may edit it while the companion is stopped. "arm": the button that',
-            "# arms a quiz round.",
+            '# "pair my button"). You may edit it while the companion is stopped. "arm": the table\'s',
+            "# button (arms a quiz round, rolls the dice in the garlic game).",
             "[seats]",
             *(f'"{b}" = ' + (f'"{t}"' if isinstance(t, str) else str(t)) for b, t in sorted(pairs.items())),
         ]

@@ -141,6 +141,12 @@ class GameDefinition(Generic[S]):
       plays them too.
     * `options_schema(defaults)` -> the options the host console offers when starting the game.
     * `uses_buzzers`: the game runs reaction rounds (see companion/buzzers/rounds.py).
+    * `table_button`: what the table's own wired button does (arm a quiz round, roll the dice).
+    * `seated_only`: the game is played by the taken seats only (cards are dealt to players,
+      never to an empty chair); `min_seats`/`max_seats` then count players.
+    * `is_over(state)`: the rules ended the game (a win); the table then closes it and reveals
+      the seed, as when the host ends it.
+    * `deadline(state)`: the system command due when a wait runs out, if the game waits on one.
     """
 
     id: str
@@ -159,6 +165,21 @@ class GameDefinition(Generic[S]):
     options_schema: Callable[[Mapping[str, Any]], list[dict[str, Any]]] = field(default=lambda defaults: [])
     uses_buzzers: bool = False
     """Phones show their buzzer (and the server measures their delay) while this game runs."""
+    table_button: Command | None = None
+    seated_only: bool = False
+    is_over: Callable[[S], bool] = field(default=lambda state: False)
+    deadline: Callable[[S], Deadline | None] = field(default=lambda state: None)
+
+
+@dataclass(frozen=True, slots=True)
+class Deadline:
+    """A command the system sends when a player lets a choice run out (a penalty card picked at
+    random, a claim never made). `since_us` is when the wait began: after a reboot the host
+    timeline starts again, and the wait is then given again in full."""
+
+    at_us: int
+    since_us: int
+    command: Command
 
 
 class OptionsError(ValueError):

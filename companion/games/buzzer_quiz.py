@@ -15,12 +15,12 @@ from typing import Any
 
 from companion.fairness.rng import RandomSource
 from companion.games.base import Command, Event, GameDefinition, OptionsError, Rejection, SeatInfo, Secret, Viewer
+from companion.games.reactions import with_round
 
 MODES = ("race", "hands_off")
 TIE_RULES = ("draw", "rearm")
 PENALTIES = ("none", "lockout_round", "lockout_ms")
 RECENT_ROUNDS = 10
-BOARD_SAMPLES = 50
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +34,7 @@ class QuizState:
     and never changed afterwards, so every viewer's view shares them and fourteen screens cost
     one comparison, not fourteen."""
     board: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-    """Per contestant: race reaction times (the latest BOARD_SAMPLES), their count, best, median."""
+    """Per contestant: race reaction times (see reactions.py), their count, best, median."""
 
 
 def normalize_options(options: Mapping[str, Any]) -> dict[str, Any]:
@@ -110,21 +110,13 @@ def evolve(state: QuizState, event: Event) -> QuizState:
     if event.type == "round_cancelled":
         return replace(state, armed=None)
     if event.type == "round_settled":
-        board = dict(state.board)
         armed = state.armed or {}
+        board = state.board
         if armed.get("mode") == "race":
-            for row in data["decision"].get("order", []):
-                earlier = board.get(row["who"], {}).get("samples", [])
-                board[row["who"]] = _board_row([*earlier, int(row["after_arm_us"])][-BOARD_SAMPLES:])
+            board = with_round(board, data["decision"].get("order", []))
         result = {**data, "mode": armed.get("mode")}
         return replace(state, armed=None, results=[result, *state.results][:RECENT_ROUNDS], board=board)
     raise ValueError(f"the buzzer quiz has no event {event.type!r}")
-
-
-def _board_row(samples: list[int]) -> dict[str, Any]:
-    ordered = sorted(samples)
-    return {"count": len(samples), "best_us": ordered[0], "median_us": ordered[len(ordered) // 2],
-            "samples": samples}
 
 
 def view(state: QuizState, viewer: Viewer) -> dict[str, Any]:
@@ -185,6 +177,7 @@ BUZZER_QUIZ: GameDefinition[QuizState] = GameDefinition(
     describe=describe,
     actions=actions,
     uses_buzzers=True,
+    table_button=Command("arm", {"mode": "race"}),
     options_schema=lambda defaults: [{
         "key": "tie_rule",
         "label": {"en": "When two presses are too close to call", "fr": "Quand deux appuis sont trop proches"},

@@ -8,6 +8,7 @@ from typing import Any
 from companion.games.base import GameDefinition
 from companion.games.buzzer_quiz import BUZZER_QUIZ
 from companion.games.dice_tray import DICE_TRAY
+from companion.games.garlic import GARLIC_SLAP
 
-GAMES: Mapping[str, GameDefinition[Any]] = {game.id: game for game in (DICE_TRAY, BUZZER_QUIZ)}
+GAMES: Mapping[str, GameDefinition[Any]] = {game.id: game for game in (DICE_TRAY, BUZZER_QUIZ, GARLIC_SLAP)}
 """The games a host can start."""

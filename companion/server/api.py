@@ -247,7 +247,7 @@ def host_games() -> Response:
     table = service().table
     games = []
     for game in table.games.values():
-        defaults = table.settings.game_options.get(game.id, {})
+        defaults = table.option_defaults(game.id)
         games.append({"id": game.id, "title": dict(game.title), "min_seats": game.min_seats,
                       "max_seats": game.max_seats, "options": game.options_schema(defaults)})
     return jsonify({"games": games, "undo_policy": table.settings.undo_policy})

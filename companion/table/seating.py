@@ -32,6 +32,9 @@ class TableState:
     joining_locked: bool = False
     paused: bool = False
     join_code: str = ""
+    last_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """Per game kind, the options its latest game started with: the host's next game starts from
+    them (the garlic game's counted deck is entered once and kept)."""
 
     def seats(self) -> tuple[SeatInfo, ...]:
         """Every seat with its display name ("" while nobody sits there)."""
@@ -180,7 +183,10 @@ def evolve(state: TableState, event: Event) -> TableState:
     if kind == "seat_rebound":
         return replace(state, generations=_bumped(state, data["seat"]))
     if kind == "game_opened":
-        return replace(state, game_id=data["game_id"], game=data["game"])
+        last = state.last_options
+        if "options" in data:
+            last = {**last, data["game"]: data["options"]}
+        return replace(state, game_id=data["game_id"], game=data["game"], last_options=last)
     if kind == "join_code_set":
         return replace(state, join_code=data["code"])
     if kind in ("joining_locked", "joining_unlocked"):

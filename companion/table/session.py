@@ -201,20 +201,22 @@ class Table:
         if definition is None:
             return Outcome(Rejection("unknown_game", {"game": str(game)[:40]}))
         seats = self.state.seats()
+        if definition.seated_only:
+            seats = tuple(s for s in seats if s.name)
         if not definition.min_seats <= len(seats) <= definition.max_seats:
             return Outcome(Rejection("wrong_seat_count", {"min": definition.min_seats, "max": definition.max_seats}))
         given = command.args.get("options", {})
         if not isinstance(given, Mapping):
             return Outcome(Rejection("bad_arguments", {"detail": "options"}))
         try:
-            options = definition.normalize_options({**self.settings.game_options.get(definition.id, {}), **given})
+            options = definition.normalize_options({**self.option_defaults(definition.id), **given})
         except OptionsError as err:
             return Outcome(Rejection("bad_options", {"key": err.key, "problem": err.problem}))
         game_id = self._new_game_id()
         seed = self.seeds()
         rng = SeededRandomSource(master_key(seed, []))
         definition.setup(options, seats, rng)
-        opened = Event("game_opened", {"game_id": game_id, "game": definition.id})
+        opened = Event("game_opened", {"game_id": game_id, "game": definition.id, "options": options})
         # The seed stays in the log (the service must go on drawing after a restart) but no view
         # shows it before the game ends; the commitment is public from the start.
         started = Event(GAME_STARTED, {
@@ -231,6 +233,11 @@ class Table:
         self.state = seating.evolve(self.state, opened)
         log.info("game %s (%s) started", game_id, definition.id)
         return Outcome(None, recorded[-1].position, tuple(recorded))
+
+    def option_defaults(self, game: str) -> dict[str, Any]:
+        """The options a new game of this kind starts with: the configuration's, then those the
+        table's latest game of this kind used."""
+        return {**self.settings.game_options.get(game, {}), **self.state.last_options.get(game, {})}
 
     def _new_game_id(self) -> str:
         day = time.strftime("%Y%m%d", time.gmtime(self.clock.wall_ms() / 1000))
@@ -333,6 +340,11 @@ class Table:
         draws = tuple(d.to_json() for d in rng.draws)
         said = {"name": command.name, "args": dict(command.args), "at_us": command.at_us}
         last = len(events) - 1
+        if definition.is_over(state):
+            # The rules ended the game: close it and reveal the seed, as the host's end would.
+            events = [*events, Event(GAME_ENDED, {"reason": "rules"}), Event(SEED_REVEALED, {"seed": run.seed.hex()})]
+            states = [*states, None, None]
+            log.info("game %s ended by its rules", run.game_id)
         batch = [
             self._pending(run.game_id, run.seq + 1 + i, actor, event,
                           draws if i == last else (), said if i == last else None)

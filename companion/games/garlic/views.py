@@ -1,0 +1,304 @@
+"""What each screen of the garlic game may show, its secrets, its log lines and its actions.
+
+S-S10 makes this game unusual: a coffin's identity is nobody's, not even its owner's. Every view
+shows a coffin as a coffin; only the check of a claim (to everyone) and a moon look (to the one
+who slapped) show one, and only while that lasts. The end of the game turns every coffin over.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from companion.games.base import Command, Event, Secret, Viewer
+from companion.games.garlic.options import DEFAULTS, UNVERIFIED
+from companion.games.garlic.rules import _is_up, _others_face_down, deadline
+from companion.games.garlic.state import BAT_KINDS, CLAIM_KINDS, GarlicState, Player
+
+
+def _slot_json(state: GarlicState, slot_card: int | None, up: bool) -> dict[str, Any]:
+    card = state.card(slot_card)
+    if card is None:
+        return {"up": up}
+    if up:
+        return {"up": True, **card.to_json()}
+    if card.number in state.shown:
+        return {"up": False, "shown": card.to_json()}
+    if state.phase == "over":
+        return {"up": False, "revealed": card.to_json()}
+    return {"up": False}
+
+
+def _player_json(state: GarlicState, player: Player) -> dict[str, Any]:
+    cleared = []
+    for item in player.cleared:
+        card = state.card(item.card)
+        if card is not None and (item.checked or state.phase == "over"):
+            cleared.append({"checked": item.checked, **card.to_json()})
+        else:
+            cleared.append({"checked": item.checked})
+    return {
+        "seat": player.seat,
+        "name": player.name,
+        "slots": [_slot_json(state, s.card, s.up) for s in player.slots],
+        "face_up": len(player.face_up()),
+        "face_down": len(player.face_down()),
+        "cleared": cleared,
+    }
+
+
+def _turn_json(state: GarlicState) -> dict[str, Any]:
+    """The public part of what the table waits for (never the looked-at cards themselves)."""
+    turn = state.turn
+    shown: dict[str, Any] = {}
+    for key in ("seat", "queue", "claim", "votes", "judge", "a", "b", "mode", "window_us"):
+        if key in turn:
+            shown[key] = turn[key]
+    if state.phase in ("claim", "bat", "moon", "moon_look"):
+        shown["timeout_s"] = state.options["claim_timeout_s"]
+    return shown
+
+
+def _picture(state: GarlicState) -> dict[str, Any]:
+    picture = state.wall.get("picture")
+    if picture is not None:
+        return picture
+    options = state.options
+    assert state.roller is None or state.seated(state.roller)
+    picture = {
+        "game": "garlic-slap",
+        "mode": options["mode"],
+        "phase": state.phase,
+        "round": state.round,
+        "roller": state.roller,
+        "next_roller": None if state.roller is None else state.next_seat(state.roller),
+        "dice": None if state.dice is None else state.dice.to_json(),
+        "players": [_player_json(state, p) for p in state.players],
+        "pile": len(state.pile),
+        "deck_size": len(state.deck),
+        "turn": _turn_json(state),
+        "penalties": [{"seat": p.seat, "reason": p.reason} for p in state.penalties],
+        "penalty_timeout_s": options["penalty_choice_timeout_s"],
+        "result": state.result,
+        "happenings": list(state.happenings),
+        "board": state.board,
+        "winner": state.winner,
+        "options": options,
+        "unverified": [key for key in UNVERIFIED if options[key] == DEFAULTS[key]
+                       and not (key == "deck" and options["deck_counted"])],
+        "moon_face_up_allowed": state.phase == "moon" and state.turn.get("seat") is not None
+        and _others_face_down(state, state.turn["seat"]) < 2,
+    }
+    state.wall["picture"] = picture
+    return picture
+
+
+def view(state: GarlicState, viewer: Viewer) -> dict[str, Any]:
+    picture = _picture(state)
+    if viewer.kind != "seat" or state.phase != "moon_look" or state.turn.get("seat") != viewer.seat:
+        return picture
+    # S-S7: the slapper, and only the slapper, sees the two cards they chose to look at.
+    looked = [state.card(state.player(s).slots[i].card) for s, i in (state.turn["a"], state.turn["b"])]
+    return {**picture, "looking": [card.to_json() for card in looked if card is not None]}
+
+
+def _only(seat: int | None) -> Callable[[Viewer], bool]:
+    """Visible to that seat alone; to nobody when None."""
+    return lambda viewer: seat is not None and viewer.kind == "seat" and viewer.seat == seat
+
+
+def secrets(state: GarlicState) -> list[Secret]:
+    """Every coffin's identity (its owner's too), the pile's order, and bat-cleared cards, until
+    the end; the two cards of a moon look are the slapper's while they look."""
+    if state.phase == "over":
+        return []
+    looking: dict[int, int] = {}
+    if state.phase == "moon_look":
+        for s, i in (state.turn["a"], state.turn["b"]):
+            number = state.player(s).slots[i].card
+            if number is not None:
+                looking[number] = state.turn["seat"]
+    hidden: list[Secret] = []
+    for player in state.players:
+        for index, slot in enumerate(player.slots):
+            card = state.card(slot.card)
+            if card is None or slot.up or card.number in state.shown:
+                continue
+            hidden.append(Secret(card.token, _only(looking.get(card.number)),
+                                 f"seat {player.seat}'s coffin in slot {index + 1}"))
+        for item in player.cleared:
+            card = state.card(item.card)
+            if card is not None and not item.checked:
+                hidden.append(Secret(card.token, _only(None), f"seat {player.seat}'s coffin cleared by a bat"))
+    for position, number in enumerate(state.pile):
+        card = state.card(number)
+        if card is not None:
+            hidden.append(Secret(card.token, _only(None), f"the pile's card {position + 1}"))
+    return hidden
+
+
+def actions(state: GarlicState, viewer: Viewer) -> list[Command]:
+    """Everything this viewer might do now; the table marks each allowed or not, with the reason."""
+    if viewer.kind == "system":
+        return _system_actions(state)
+    commands: list[Command] = []
+    if state.phase == "roll":
+        commands.append(Command("roll"))
+    if viewer.kind == "host" and state.phase == "confirm":
+        commands += [Command("judge", {"right": True}), Command("judge", {"right": False})]
+    if viewer.kind != "seat" or viewer.seat is None or not state.seated(viewer.seat):
+        return commands
+    me = viewer.seat
+    if state.phase == "confirm" and state.options["confirm_by"] == "majority" and state.turn.get("seat") != me:
+        commands += [Command("judge", {"right": True}), Command("judge", {"right": False})]
+    for penalty in state.penalties:
+        if penalty.seat == me:
+            commands += [Command("reopen", {"slot": i}) for i in state.player(me).face_down()]
+            break
+    if state.turn.get("seat") != me:
+        return commands
+    if state.phase == "claim":
+        commands += [*_card_commands(state, me, "claim", CLAIM_KINDS), Command("no_claim")]
+    elif state.phase == "bat":
+        commands += [*_card_commands(state, me, "bat", BAT_KINDS), Command("pass")]
+    elif state.phase == "moon":
+        commands += [*_moon_commands(state, me), Command("pass")]
+    elif state.phase == "moon_look":
+        commands += [Command("swap"), Command("keep")]
+    return commands
+
+
+def _card_commands(state: GarlicState, me: int, name: str, kinds: tuple[str, ...]) -> list[Command]:
+    """One command per card the choice could name (per other player, with real cards)."""
+    commands = []
+    for kind in kinds:
+        others = kind in ("other_down", "turn_up")
+        for player in state.players:
+            if (player.seat != me) != others:
+                continue
+            args: dict[str, Any] = {"kind": kind, **({"seat": player.seat} if others else {})}
+            if state.physical:
+                commands.append(Command(name, args))
+                continue
+            want_up = kind in ("own_up", "turn_down")
+            slots = player.face_up() if want_up else player.face_down()
+            commands += [Command(name, {**args, "slot": i}) for i in slots]
+    return commands
+
+
+def _moon_commands(state: GarlicState, me: int) -> list[Command]:
+    if state.physical:
+        return [Command("moon", {"face": "down"}), Command("moon", {"face": "up"})]
+    places = [(p.seat, i) for p in state.players for i in range(len(p.slots))]
+    commands = []
+    for n, a in enumerate(places):
+        for b in places[n + 1:]:
+            if _is_up(state, a) != _is_up(state, b):
+                continue
+            args = {"a": list(a), "b": list(b)}
+            if _is_up(state, a):
+                commands.append(Command("moon", args))
+            else:
+                commands += [Command("moon", {**args, "look": True}), Command("moon", {**args, "look": False})]
+    return commands
+
+
+def _system_actions(state: GarlicState) -> list[Command]:
+    """The timeout when one is due; in a round, sample decisions (the round keeper sends the
+    referee's real one) so random play reaches every kind of outcome."""
+    commands = []
+    due = deadline(state)
+    if due is not None:
+        commands.append(due.command)
+    if state.phase != "reaction" or "at_us" not in state.turn:
+        return commands
+    at = int(state.turn["at_us"])
+
+    def row(seat: int, after_us: int, first_us: int) -> dict[str, Any]:
+        return {"who": f"seat:{seat}", "t_us": at + after_us, "uncertainty_us": 500, "source": "simulated",
+                "after_arm_us": after_us, "gap_us": after_us - first_us}
+
+    seats = [p.seat for p in state.players]
+    hands_off = state.turn.get("mode") == "hands_off"
+    for winner in seats:
+        other = next(s for s in seats if s != winner)
+        order = [row(winner, 300_000, 300_000), row(other, 340_000, 300_000)]
+        early = [{"who": f"seat:{other}", "t_us": at - 80_000, "uncertainty_us": 500, "source": "simulated",
+                  "early_us": 80_000}]
+        outcome = "faults" if hands_off else "winner"
+        commands.append(Command("settle", {"round": state.round, "decision": {
+            "outcome": outcome, "winner": None if hands_off else f"seat:{winner}", "tied_first": [], "ties": [],
+            "order": order, "false_starts": early if winner == seats[0] else []}}))
+    a, b = seats[:2]
+    commands.append(Command("settle", {"round": state.round, "decision": {
+        "outcome": "tie", "winner": None, "tied_first": [f"seat:{a}", f"seat:{b}"],
+        "ties": [[f"seat:{a}", f"seat:{b}"]],
+        "order": [row(a, 250_000, 250_000), row(b, 250_400, 250_000)], "false_starts": []}}))
+    commands.append(Command("settle", {"round": state.round, "decision": {
+        "outcome": "clean" if hands_off else "no_reaction", "winner": None, "tied_first": [], "ties": [],
+        "order": [], "false_starts": []}}))
+    return commands
+
+
+_WORDS = {
+    "en": {
+        "rolled": "{by} rolled for seat {roller}: {colour} {symbol}", "armed": "round {round} open ({mode})",
+        "settled": "round {round}: {outcome}", "called": "seat {seat} slapped first ({phase})",
+        "claim": "seat {seat} claims {kind} (seat {target})", "checked": "seat {seat}'s coffin checked: {verdict}",
+        "right": "right", "wrong": "wrong", "turned_down": "seat {seat} turned a card coffin side up",
+        "turned_up": "seat {seat}'s card turned face up ({cause})", "cleared": "seat {seat} cleared a coffin",
+        "drew": "seat {seat} drew a card ({cause})", "swapped": "seat {by} swapped two cards ({face})",
+        "looked": "seat {seat} looked at two cards", "passed": "seat {seat} passed ({cause})",
+        "penalty_due": "seat {seat} owes a penalty ({reason})", "penalty_paid": "seat {seat} paid a penalty ({how})",
+        "awaited": "waiting for penalties", "dice_passed": "the dice pass to seat {to}",
+        "dice_kept": "tie: seat {roller} rolls again", "won": "seat {seat} wins",
+        "judged": "claim judged {verdict} by {by}", "vote": "seat {seat} votes {verdict}",
+        "asked": "the claim waits for a judgement", "withdrawn": "seat {seat} makes no claim ({cause})",
+        "bat": "seat {seat} uses the bat ({kind})",
+    },
+    "fr": {
+        "rolled": "{by} a lancé pour la place {roller} : {colour} {symbol}", "armed": "manche {round} ouverte ({mode})",
+        "settled": "manche {round} : {outcome}", "called": "la place {seat} a tapé en premier ({phase})",
+        "claim": "la place {seat} annonce {kind} (place {target})",
+        "checked": "cercueil de la place {seat} vérifié : {verdict}", "right": "juste", "wrong": "faux",
+        "turned_down": "la place {seat} a retourné une carte côté cercueil",
+        "turned_up": "carte de la place {seat} remise face visible ({cause})",
+        "cleared": "la place {seat} a chassé un cercueil", "drew": "la place {seat} a pioché une carte ({cause})",
+        "swapped": "la place {by} a permuté deux cartes ({face})", "looked": "la place {seat} a regardé deux cartes",
+        "passed": "la place {seat} passe ({cause})", "penalty_due": "la place {seat} doit une sanction ({reason})",
+        "penalty_paid": "la place {seat} a payé une sanction ({how})", "awaited": "en attente des sanctions",
+        "dice_passed": "les dés passent à la place {to}", "dice_kept": "égalité : la place {roller} relance",
+        "won": "la place {seat} gagne", "judged": "annonce jugée {verdict} par {by}",
+        "vote": "la place {seat} vote {verdict}", "asked": "l'annonce attend un jugement",
+        "withdrawn": "la place {seat} n'annonce rien ({cause})",
+        "bat": "la place {seat} utilise la chauve-souris ({kind})",
+    },
+}
+_LINE = {
+    "dice_rolled": "rolled", "round_armed": "armed", "round_settled": "settled", "slapper_called": "called",
+    "claim_made": "claim", "card_checked": "checked", "card_turned_down": "turned_down", "card_turned_up": "turned_up",
+    "card_cleared": "cleared", "card_drawn": "drew", "cards_swapped": "swapped", "moon_looked": "looked",
+    "action_passed": "passed", "penalty_due": "penalty_due", "penalty_paid": "penalty_paid",
+    "penalties_awaited": "awaited", "dice_passed": "dice_passed", "dice_kept": "dice_kept", "game_won": "won",
+    "claim_judged": "judged", "claim_vote": "vote", "judgement_asked": "asked", "claim_withdrawn": "withdrawn",
+    "bat_chosen": "bat",
+}
+
+
+def describe(event: Event, lang: str) -> str:
+    """One line for logs and `companion replay`: who did what, never which card a coffin is."""
+    words = _WORDS.get(lang, _WORDS["en"])
+    template = words.get(_LINE.get(event.type, ""), "")
+    if not template:
+        return event.type
+    params: dict[str, Any] = {k: v for k, v in event.data.items() if k not in ("card", "cards", "colour_face",
+                                                                               "symbol_face")}
+    if event.type in ("card_checked", "claim_judged", "claim_vote"):
+        params["verdict"] = words["right"] if event.data["right"] else words["wrong"]
+    if event.type == "card_checked":
+        params.pop("colour", None)
+        params.pop("symbol", None)
+    try:
+        return template.format(**params)
+    except (KeyError, IndexError):
+        return event.type

@@ -1,0 +1,32 @@
+"""The reaction-time board: every contestant's race reaction times, their best and median.
+
+Shared by the games that run reaction rounds; built from the referee's decision as logged, so a
+replay draws the same board.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+BOARD_SAMPLES = 50
+"""How many of each contestant's latest reaction times the board keeps."""
+
+
+def board_row(samples: list[int]) -> dict[str, Any]:
+    ordered = sorted(samples)
+    return {"count": len(samples), "best_us": ordered[0], "median_us": ordered[len(ordered) // 2],
+            "samples": samples}
+
+
+def with_round(board: Mapping[str, Mapping[str, Any]], order: Iterable[Mapping[str, Any]]
+               ) -> dict[str, Mapping[str, Any]]:
+    """The board after a race round: each contestant's reaction (press after the signal) added.
+
+    A new dict every time, never changed afterwards: every viewer's view can share it.
+    """
+    updated = dict(board)
+    for row in order:
+        earlier = updated.get(row["who"], {}).get("samples", [])
+        updated[row["who"]] = board_row([*earlier, int(row["after_arm_us"])][-BOARD_SAMPLES:])
+    return updated

@@ -1,0 +1,72 @@
+"""The timekeeper: sends the command a game waits for when a player lets a choice run out.
+
+Rules are pure, so they cannot start a timer: a game says what is due and when (its `deadline`),
+and this I/O-side component sends that command as the system once the time has come. The game
+checks the command like any other (a stale one, for a wait already over, is refused and changes
+nothing), so a timer that fires late or twice is harmless. After a restart the wait is picked up
+from the log; after a reboot the host timeline starts again, and the wait is then given in full.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from companion.buzzers.sources import Scheduler
+from companion.clock import Clock
+from companion.games.base import SYSTEM, Deadline
+from companion.store import RecordedEvent
+from companion.table.session import Table
+
+log = logging.getLogger(__name__)
+
+
+def due_us(deadline: Deadline, now_us: int) -> int:
+    """When the deadline falls on today's timeline (a reboot restarts the monotonic clock)."""
+    if deadline.since_us <= now_us:
+        return deadline.at_us
+    return now_us + max(0, deadline.at_us - deadline.since_us)
+
+
+class Timekeeper:
+    def __init__(self, table: Table, clock: Clock, scheduler: Scheduler) -> None:
+        self.table = table
+        self.clock = clock
+        self.schedule = scheduler
+        self._lock = threading.Lock()
+        self._token: object = None
+        self.pending: Deadline | None = None
+        self._due_us = 0
+        table.observers.append(self.on_events)
+
+    def resume(self) -> None:
+        """At start: the current game may have been waiting when the service stopped."""
+        self.on_events(())
+
+    def on_events(self, events: tuple[RecordedEvent, ...]) -> None:
+        run = self.table.run
+        deadline = None if run is None or run.ended else run.definition.deadline(run.state)
+        now = self.clock.now_us()
+        with self._lock:
+            if deadline == self.pending:
+                return
+            self.pending = deadline
+            self._due_us = 0 if deadline is None else due_us(deadline, now)
+            token = self._token = object()
+        if deadline is not None:
+            self._wake(token, self._due_us)
+
+    def _wake(self, token: object, at_us: int) -> None:
+        self.schedule(max(0.0, (at_us - self.clock.now_us()) / 1_000_000), lambda: self._fire(token))
+
+    def _fire(self, token: object) -> None:
+        with self._lock:
+            if token is not self._token or self.pending is None:
+                return  # superseded: the game moved on before the time ran out
+            deadline, due = self.pending, self._due_us
+        if self.clock.now_us() < due:
+            self._wake(token, due)  # woken early (a timer is not exact): wait for the rest
+            return
+        outcome = self.table.handle(SYSTEM, deadline.command)
+        if not outcome.ok:
+            log.info("deadline %s not applied: %s", deadline.command.name, outcome.rejection)
