@@ -6,28 +6,50 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
+from companion.buzzers import referee
+from companion.buzzers.referee import RoundSpec, TimedPress
 from companion.fairness.drbg import SeededRandomSource
+from companion.fairness.rng import Draw, RandomSource
 from companion.games.base import HOST, SYSTEM, TABLE, Command, Event, SeatInfo, Viewer, seat
 from companion.games.garlic import GARLIC_SLAP
+from companion.games.garlic import rules as garlic_rules
 from companion.games.garlic.options import normalize_options
 from companion.games.garlic.state import GarlicState
 
 Check = Callable[[GarlicState, Event | None], None]
 
 
+@dataclass(frozen=True)
+class Turn:
+    """One command as the table would log it: who sent it, what, the draws it made, its events."""
+
+    actor: Viewer
+    command: Command
+    draws: tuple[Draw, ...]
+    events: tuple[Event, ...]
+
+
 @dataclass
 class Played:
     state: GarlicState
+    seats: tuple[SeatInfo, ...] = ()
+    options: Mapping[str, Any] = field(default_factory=dict)
+    setup_draws: tuple[Draw, ...] = ()
     commands: int = 0
     events: list[Event] = field(default_factory=list)
+    turns: list[Turn] = field(default_factory=list)
+
+
+def seats_for(players: int) -> tuple[SeatInfo, ...]:
+    return tuple(SeatInfo(n, f"Player {n}") for n in range(1, players + 1))
 
 
 def new_game(players: int, options: Mapping[str, Any], key: bytes) -> tuple[GarlicState, SeededRandomSource]:
     rng = SeededRandomSource(key)
-    seats = [SeatInfo(n, f"Player {n}") for n in range(1, players + 1)]
-    return GARLIC_SLAP.setup(normalize_options(options), seats, rng), rng
+    return GARLIC_SLAP.setup(normalize_options(options), seats_for(players), rng), rng
 
 
 def right_claim(state: GarlicState, command: Command) -> bool:
@@ -39,56 +61,185 @@ def right_claim(state: GarlicState, command: Command) -> bool:
     return card is not None and state.dice.matches(card)
 
 
+def own_claim(command: Command) -> bool:
+    """Real cards: a claim on one's own card, the kind that moves a player on (the table judges it)."""
+    return command.name == "claim" and command.args.get("kind") in ("own_up", "own_down")
+
+
+def holds(state: GarlicState, seat_number: int) -> bool:
+    """The player holds a card that matches the dice (as far as the companion can see)."""
+    dice = state.dice
+    if dice is None or state.physical:
+        return False
+    cards = [state.card(slot.card) for slot in state.player(seat_number).slots]
+    return any(card is not None and dice.matches(card) for card in cards)
+
+
 def holds_target(state: GarlicState, command: Command) -> bool:
     winner = command.args["decision"].get("winner")
-    if state.dice is None or not isinstance(winner, str) or state.physical:
-        return False
-    player = state.player(int(winner.removeprefix("seat:")))
-    cards = [state.card(slot.card) for slot in player.slots]
-    return any(card is not None and state.dice.matches(card) for card in cards)
+    return isinstance(winner, str) and holds(state, int(winner.removeprefix("seat:")))
+
+
+def _pick(rnd: random.Random, state: GarlicState, candidates: list[tuple[Viewer, Command]],
+          keep: Callable[[Viewer, Command], bool] = lambda v, c: True) -> tuple[Viewer, Command] | None:
+    """A uniformly random allowed candidate that `keep` accepts, or None.
+
+    Validating only what is drawn (and dropping what is refused) draws uniformly among the allowed
+    candidates, without validating every one of them: a moon offers hundreds of card pairs.
+    """
+    pool = [(v, c) for v, c in candidates if keep(v, c)]
+    while pool:
+        index = rnd.randrange(len(pool))
+        viewer, command = pool[index]
+        if GARLIC_SLAP.validate(state, viewer, command) is None:
+            return viewer, command
+        pool[index] = pool[-1]
+        pool.pop()
+    return None
+
+
+def _decide(state: GarlicState, actor: Viewer, command: Command, rng: RandomSource
+            ) -> tuple[list[Event], list[GarlicState]]:
+    """The events of a command and the state after each one.
+
+    The rules tell a command's story by evolving each event as they decide it: those states are
+    kept (evolve is pure, so they are the ones folding the events gives) rather than evolving every
+    event twice, which was most of a random game's time. The replay test folds the events again.
+    """
+    told: list[tuple[Event, GarlicState]] = []
+    real = garlic_rules.evolve
+
+    def evolve(before: GarlicState, event: Event) -> GarlicState:
+        after = real(before, event)
+        told.append((event, after))
+        return after
+
+    garlic_rules.evolve = evolve  # type: ignore[assignment]
+    try:
+        events = GARLIC_SLAP.decide(state, actor, command, rng)
+    finally:
+        garlic_rules.evolve = real
+    if len(told) == len(events) and all(a is b for (a, _), b in zip(told, events, strict=True)):
+        return events, [after for _, after in told]
+    states = []
+    for event in events:
+        state = GARLIC_SLAP.evolve(state, event)
+        states.append(state)
+    return events, states
+
+
+def referee_decision(rnd: random.Random, armed: Mapping[str, Any], state: GarlicState, keen: set[int],
+                     memory: float) -> dict[str, Any]:
+    """A reaction round as the buzzers' referee would settle it, from random presses: any number of
+    slappers (the players holding the target the likelier and the quicker), presses too close to
+    call, false starts, and in a skull round the careless few."""
+    spec = RoundSpec(armed["mode"], armed["at_us"], armed["window_us"], armed["grace_us"], armed["penalty"],
+                     armed["lockout_us"])
+    at = spec.armed_at_us
+    first = at + rnd.randint(150_000, 1_500_000)
+    presses = []
+    for player in state.players:
+        who = f"seat:{player.seat}"
+        if rnd.random() < 0.04:
+            presses.append(TimedPress(who, at - rnd.randint(1_000, 300_000), 500, "simulated"))
+        eager = player.seat in keen and rnd.random() < memory
+        if rnd.random() < (0.1 if spec.mode == "hands_off" else 0.85 if eager else 0.35):
+            late = rnd.randint(0, 80_000) if eager else rnd.randint(0, 700_000)
+            presses.append(TimedPress(who, first + late, rnd.choice([0, 200, 500, 2_000]), "simulated"))
+    rnd.shuffle(presses)  # sources deliver in any order
+    round_state = referee.arm(spec)
+    for pressed in presses:
+        round_state = referee.press(round_state, pressed)
+    decision = referee.decide(round_state, referee.due_at_us(round_state))
+    assert decision is not None
+    return {**decision.to_json(), "grace_us": spec.grace_us}
+
+
+def may_act(state: GarlicState, viewers: list[Viewer]) -> list[Viewer]:
+    """The viewers who may have something to do now: the system always (a settle, a timeout); the
+    table and the host at a roll; the host at a judgement; whoever rolls (anyone, at the first
+    roll); the first slapper in a turn; the judges; offenders owing a penalty.
+
+    Asking only them for actions saves most of a step's time; `play_game` checks now and then that
+    nobody else could have acted.
+    """
+    phase = state.phase
+    seats: set[int] = {p.seat for p in state.penalties}
+    if phase == "roll":
+        seats |= {p.seat for p in state.players} if state.roller is None else {state.roller}
+    elif phase == "confirm" and state.options["confirm_by"] == "majority":
+        seats |= {p.seat for p in state.players} - {state.turn.get("seat")}
+    elif phase in ("claim", "bat", "moon", "moon_look"):
+        seats.add(state.turn["seat"])
+    kinds = {"system", *(("table", "host") if phase == "roll" else ("host",) if phase == "confirm" else ())}
+    return [v for v in viewers if v.kind in kinds or v.seat in seats]
 
 
 def play_game(players: int, options: Mapping[str, Any], seed: int, check: Check | None = None,
-              max_commands: int = 20_000, memory: float = 0.7) -> Played:
+              max_commands: int = 20_000, memory: float = 0.7,
+              settled: Callable[[GarlicState], None] | None = None) -> Played:
     """Random legal commands from random viewers until someone wins (or the budget runs out).
 
-    A slapper who can make a right claim makes one with probability `memory`; everything else
-    (who slaps, the dice, bat and moon choices, penalties, judgements) is random.
+    Each step draws uniformly among every (viewer, command) the rules allow now. A slapper who can
+    make a right claim (with real cards: a claim on their own card) makes one with probability
+    `memory` (a clear when they can), players mostly act before their time runs out, and the
+    players holding the target are the likelier to slap first and the quicker; half the rounds
+    are settled by the buzzers' referee from random presses (any number of slappers, near ties,
+    false starts), the others by the game's sample decisions. Everything else (the dice, bat and
+    moon choices, penalties, judgements) is random. `check` sees the state after every event,
+    `settled` the state after every command.
     """
     rnd = random.Random(seed)
     state, rng = new_game(players, options, seed.to_bytes(8, "big") * 4)
-    played = Played(state)
+    played = Played(state, seats_for(players), state.options, tuple(rng.draws))
     if check:
         check(state, None)
     viewers: list[Viewer] = [TABLE, HOST, SYSTEM, *(seat(n) for n in range(1, players + 1))]
     clock = 1_000_000
     while state.phase != "over" and played.commands < max_commands:
         clock += rnd.randint(1_000, 400_000)
-        options_now = [(v, c) for v in viewers for c in GARLIC_SLAP.actions(state, v)
-                       if GARLIC_SLAP.validate(state, v, c) is None]
-        if not options_now:
+        acting = may_act(state, viewers)
+        if played.commands % 32 == 0:
+            for idle in (v for v in viewers if v not in acting):
+                allowed = [c for c in GARLIC_SLAP.actions(state, idle) if GARLIC_SLAP.validate(state, idle, c) is None]
+                assert not allowed, f"{idle} may {allowed[0]} in phase {state.phase}, unforeseen"
+        candidates = [(v, c) for v in acting for c in GARLIC_SLAP.actions(state, v)]
+        picked = _pick(rnd, state, candidates)
+        if picked is None:
             raise AssertionError(f"stuck in phase {state.phase}: nobody can do anything")
-        actor, command = rnd.choice(options_now)
-        if command.name == "timeout" and len(options_now) > 1 and rnd.random() < memory:
+        actor, command = picked
+        if command.name == "timeout" and rnd.random() < memory:
             # Players mostly act before their time runs out.
-            actor, command = rnd.choice([(v, c) for v, c in options_now if c.name != "timeout"])
+            actor, command = _pick(rnd, state, candidates, lambda v, c: c.name != "timeout") or picked
         if command.name in ("claim", "no_claim") and rnd.random() < memory:
-            right = [c for v, c in options_now if v == actor and right_claim(state, c)]
-            command = rnd.choice(right) if right else command
+            better = own_claim if state.physical else partial(right_claim, state)
+            right = [c for v, c in candidates if v == actor and better(c) and GARLIC_SLAP.validate(state, v, c) is None]
+            clearing = [c for c in right if c.args.get("kind") == "own_down"]
+            command = rnd.choice(clearing or right) if right else command
         elif command.name == "judge" and rnd.random() < memory:
             command = Command("judge", {"right": True})  # real cards: the slapper mostly knew
+        elif command.name == "settle" and rnd.random() < 0.5:
+            # Random presses through the real referee.
+            keen = {p.seat for p in state.players if holds(state, p.seat)}
+            armed = next(e.data for e in reversed(played.events) if e.type == "round_armed")
+            command = Command("settle", {"round": state.round,
+                                         "decision": referee_decision(rnd, armed, state, keen, memory)})
         elif command.name == "settle" and rnd.random() < memory:
-            # The players who hold the target are the likelier to slap first.
-            keen = [c for v, c in options_now if c.name == "settle" and holds_target(state, c)]
-            command = rnd.choice(keen) if keen else command
+            # The game's own sample decisions; the players who hold the target are the likelier
+            # to slap first.
+            eager = [c for v, c in candidates if c.name == "settle" and holds_target(state, c)]
+            command = rnd.choice(eager) if eager else command
         command = Command(command.name, command.args, clock)
-        events = GARLIC_SLAP.decide(state, actor, command, rng)
+        drawn = len(rng.draws)
+        events, states = _decide(state, actor, command, rng)
         assert events, f"{command.name} was allowed but decided nothing"
-        for event in events:
-            state = GARLIC_SLAP.evolve(state, event)
+        for event, state in zip(events, states, strict=True):
             played.events.append(event)
             if check:
                 check(state, event)
+        if settled:
+            settled(state)
+        played.turns.append(Turn(actor, command, tuple(rng.draws[drawn:]), tuple(events)))
         played.commands += 1
     played.state = state
     return played

@@ -86,6 +86,11 @@ class GpioSource(HandlerSlot):
         # offset once so presses land on the host timeline even if they were different clocks.
         self._offset_us = self._clock.now_us() - int(self._factory.ticks() * 1_000_000)
 
+    @property
+    def confirm_us(self) -> int:
+        """How long after its edge a press is reported: it must still be down then."""
+        return round(self.confirm_s * 1_000_000)
+
     def stop(self) -> None:
         super().stop()
         for watcher in self.watchers:

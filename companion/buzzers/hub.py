@@ -31,6 +31,9 @@ PAIRING_WINDOW_US = 30_000_000
 RECENT_PRESSES = 12
 HEALTH_INTERVAL_S = 1.0
 PHONE_CHANGES = ("seat_claimed", "seat_cleared", "seat_rebound")
+REPORT_MARGIN_US = 20_000
+"""Beyond its confirmation time, how late a wired press may reach the hub: a USB serial adapter
+holds bytes up to 16 ms (FTDI's default latency timer), a timer thread on a busy Pi a few ms."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +62,8 @@ class ButtonHub:
         self.phones = PhoneBuzzers(clock)
         self.sources: list[PressSource] = [*sources, self.phones]
         self.simulated = next((s for s in sources if isinstance(s, SimulatedSource)), None)
-        self.keeper = RoundKeeper(table, clock, scheduler, extra_grace_us=self.phones.in_flight_us)
+        self.keeper = RoundKeeper(table, clock, scheduler, extra_grace_us=self.phones.in_flight_us,
+                                  report_delay_us=self.report_delay_us)
         self._lock = threading.Lock()
         self.pairing: tuple[Target, int] | None = None
         """Who waits for their button, and until when (host timeline)."""
@@ -119,6 +123,13 @@ class ButtonHub:
             if event.type in PHONE_CHANGES:
                 # Another phone holds the seat now: the old phone's round trips say nothing of it.
                 self.phones.forget(int(event.data["seat"]))
+
+    def report_delay_us(self) -> int:
+        """How long after its edge a wired press may reach the round keeper: the GPIO pins and the
+        buzzer box report a press only once it stayed down for their confirmation time, and a
+        timer thread or the USB link adds a little (`REPORT_MARGIN_US`)."""
+        longest = max((int(getattr(source, "confirm_us", 0)) for source in self.sources), default=0)
+        return longest + REPORT_MARGIN_US if longest else 0
 
     # -- presses -------------------------------------------------------------------------------
 

@@ -46,6 +46,9 @@ DARK = Signal()
 
 
 def _seat(who: object) -> int | None:
+    """A seat from "seat:N" (the referee's contestants) or N (a game's own seat numbers)."""
+    if isinstance(who, int) and not isinstance(who, bool):
+        return who
     if isinstance(who, str) and who.startswith("seat:") and who[5:].isdigit():
         return int(who[5:])
     return None
@@ -72,11 +75,15 @@ def signal_for(event: RecordedEvent) -> Signal | None:
     early = _seats(_who(decision.get("false_starts") or []))
     if decision.get("outcome") == "faults":
         return Signal(blinking=early | _seats(_who(decision.get("order") or [])), beep=FAULT_BEEP)
-    winner = _seat(data.get("winner") or decision.get("winner"))
+    # A game may judge closer than the referee (the garlic game's tie window): its own verdict,
+    # when it gives one, is what the lamps show.
+    outcome = data.get("outcome", decision.get("outcome"))
+    winner = _seat(data.get("winner") if "outcome" in data else data.get("winner") or decision.get("winner"))
     if winner is not None:
         return Signal(lit=frozenset({winner}), blinking=early, beep=WIN_BEEP)
-    if decision.get("outcome") == "tie":
-        return Signal(lit=_seats(decision.get("tied_first") or []), blinking=early, beep=TIE_BEEP)
+    if outcome == "tie":
+        tied = data.get("tied") if "tied" in data else decision.get("tied_first")
+        return Signal(lit=_seats(tied or []), blinking=early, beep=TIE_BEEP)
     return Signal(blinking=early, beep=FAULT_BEEP if early else None)
 
 

@@ -32,12 +32,16 @@ LATE_WINDOW_US = 1_000_000
 
 class RoundKeeper:
     def __init__(self, table: Table, clock: Clock, scheduler: Scheduler,
-                 extra_grace_us: Callable[[], int] = lambda: 0) -> None:
+                 extra_grace_us: Callable[[], int] = lambda: 0,
+                 report_delay_us: Callable[[], int] = lambda: 0) -> None:
         self.table = table
         self.clock = clock
         self.schedule = scheduler
         self.extra_grace_us = extra_grace_us
         """How long a press may still be in flight when the round opens (the slowest phone)."""
+        self.report_delay_us = report_delay_us
+        """How long after its edge a wired press may reach the keeper (a source reports a press
+        once the button stayed down): added to the game's grace, which counts from the edges."""
         self._lock = threading.RLock()
         self.round: int | None = None
         self.state: RoundState | None = None
@@ -81,7 +85,7 @@ class RoundKeeper:
                     self._late_until_us = self.clock.now_us() + LATE_WINDOW_US
 
     def _open(self, data: Mapping[str, Any], wake: bool = True) -> None:
-        grace = max(int(data["grace_us"]), self.extra_grace_us())
+        grace = max(int(data["grace_us"]) + self.report_delay_us(), self.extra_grace_us())
         spec = RoundSpec(data["mode"], int(data["at_us"]), int(data["window_us"]), grace,
                          data["penalty"], int(data["lockout_us"]))
         with self._lock:

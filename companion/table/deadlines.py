@@ -37,6 +37,7 @@ class Timekeeper:
         self._token: object = None
         self.pending: Deadline | None = None
         self._due_us = 0
+        self._held = False
         table.observers.append(self.on_events)
 
     def resume(self) -> None:
@@ -47,11 +48,19 @@ class Timekeeper:
         run = self.table.run
         deadline = None if run is None or run.ended else run.definition.deadline(run.state)
         now = self.clock.now_us()
+        resumed = any(e.type == "table_resumed" for e in events)
         with self._lock:
-            if deadline == self.pending:
+            if deadline == self.pending and not (resumed and self._held):
                 return
             self.pending = deadline
-            self._due_us = 0 if deadline is None else due_us(deadline, now)
+            if deadline is None:
+                self._due_us = 0
+            elif resumed and self._held:
+                # A choice cannot run out while the table is paused: the wait starts again.
+                self._due_us = now + deadline.at_us - deadline.since_us
+            else:
+                self._due_us = due_us(deadline, now)
+            self._held = False
             token = self._token = object()
         if deadline is not None:
             self._wake(token, self._due_us)
@@ -66,6 +75,10 @@ class Timekeeper:
             deadline, due = self.pending, self._due_us
         if self.clock.now_us() < due:
             self._wake(token, due)  # woken early (a timer is not exact): wait for the rest
+            return
+        if self.table.state.paused:
+            with self._lock:
+                self._held = True  # taken up again when the table resumes
             return
         outcome = self.table.handle(SYSTEM, deadline.command)
         if not outcome.ok:

@@ -69,6 +69,11 @@ def _slot_of(state: GarlicState, seat: Any, slot: Any) -> tuple[int, int] | None
     return seat, slot
 
 
+def _is(value: Any, number: int) -> bool:
+    """An untrusted argument names this number: True is not 1 (as with seats and slots)."""
+    return not isinstance(value, bool) and value == number
+
+
 def _is_up(state: GarlicState, where: tuple[int, int]) -> bool:
     return state.player(where[0]).slots[where[1]].up
 
@@ -128,7 +133,7 @@ def validate(state: GarlicState, actor: Viewer, command: Command) -> Rejection |
     if name == "timeout":
         if actor.kind != "system":
             return Rejection("not_authorized")
-        return None if args.get("step") == state.step and deadline(state) is not None else Rejection("not_now")
+        return None if _is(args.get("step"), state.step) and deadline(state) is not None else Rejection("not_now")
     if state.phase == "over":
         return Rejection("game_over")
     if name == "roll":
@@ -136,12 +141,16 @@ def validate(state: GarlicState, actor: Viewer, command: Command) -> Rejection |
     if name == "settle":
         if actor.kind != "system":
             return Rejection("not_authorized")
-        if state.phase != "reaction" or args.get("round") != state.round or not isinstance(args.get("decision"), dict):
+        if state.phase != "reaction" or not _is(args.get("round"), state.round) \
+                or not isinstance(args.get("decision"), dict):
             return Rejection("no_round")
         return None
     if name == "reopen":
         if actor.kind != "seat" or not any(p.seat == actor.seat for p in state.penalties):
             return Rejection("no_penalty_due")
+        if state.phase == "moon_look":
+            # The moon slapper holds two coffins until they swap them: penalties wait (S-S7).
+            return Rejection("not_now")
         assert actor.seat is not None
         where = _slot_of(state, actor.seat, args.get("slot"))
         if where is None:
@@ -250,13 +259,16 @@ class _Story:
         return True
 
     def clear(self, seat: int, slot: int, checked: bool) -> None:
-        """S-S5b: set the coffin aside, refill only below the display size, and win at the goal."""
+        """S-S5b: set the coffin aside and refill only below the display size. The coffin that
+        reaches the goal wins at once (S-S12): nothing more happens, not even the refill (which
+        would uncover the pile's top card for nothing)."""
         card = self.state.player(seat).slots[slot].card
         self.tell("card_cleared", {"seat": seat, "slot": slot, "card": card, "checked": checked})
-        if len(self.state.player(seat).slots) < self.state.options["display_size"]:
-            self.draw(seat, "refill")
         if len(self.state.player(seat).cleared) >= self.state.options["coffins_to_win"]:
             self.tell("game_won", {"seat": seat})
+            return
+        if len(self.state.player(seat).slots) < self.state.options["display_size"]:
+            self.draw(seat, "refill")
 
     def turn_up(self, seat: int, slot: int, cause: str) -> None:
         card = self.state.player(seat).slots[slot].card
@@ -266,23 +278,50 @@ class _Story:
                                      **self.card_facts(card)}, reveals=hidden)
 
     def penalise(self, seat: int, reason: str) -> None:
-        """S-S9: turn a coffin face up (the offender's choice, or at random), or draw a card."""
-        player = self.state.player(seat)
-        down = player.face_down()
-        if not down:
-            drew = self.draw(seat, "penalty")
-            self.tell("penalty_paid", {"seat": seat, "reason": reason, "how": "drew" if drew else "void"})
-            return
-        if self.state.physical or len(down) == 1:
-            self.pay_by_reopening(seat, reason, down[0])
-        elif self.state.options["penalty_card_choice"] == "random":
-            self.pay_by_reopening(seat, reason, down[self.rng.randbelow(len(down), f"penalty card of seat {seat}")])
-        else:
-            self.tell("penalty_due", {"seat": seat, "reason": reason, "since_us": self.at_us})
+        """S-S9: turn a coffin face up (the offender's choice, or at random), or draw a card.
 
-    def pay_by_reopening(self, seat: int, reason: str, slot: int) -> None:
+        A player who already owes a penalty pays the next one after it: it waits in line."""
+        down = self.state.player(seat).face_down()
+        if not any(p.seat == seat for p in self.state.penalties):
+            if not down:
+                self.pay_by_drawing(seat, reason)
+                return
+            if self.state.physical or len(down) == 1:
+                self.pay_by_reopening(seat, reason, down[0])
+                return
+            if self.state.options["penalty_card_choice"] == "random":
+                slot = down[self.rng.randbelow(len(down), f"penalty card of seat {seat}")]
+                self.pay_by_reopening(seat, reason, slot)
+                return
+        self.tell("penalty_due", {"seat": seat, "reason": reason, "since_us": self.at_us})
+
+    def pay_by_drawing(self, seat: int, reason: str, chosen: bool = False) -> None:
+        drew = self.draw(seat, "penalty")
+        self.tell("penalty_paid", {"seat": seat, "reason": reason, "how": "drew" if drew else "void",
+                                   "chosen": chosen})
+
+    def pay_what_leaves_no_choice(self) -> None:
+        """A penalty waiting in line whose offender now has one coffin, or none, is paid at once."""
+        while True:
+            first: dict[int, Penalty] = {}
+            for penalty in self.state.penalties:
+                first.setdefault(penalty.seat, penalty)
+            forced = [p for p in first.values() if len(self.state.player(p.seat).face_down()) <= 1]
+            if not forced:
+                return
+            penalty = forced[0]
+            down = self.state.player(penalty.seat).face_down()
+            if down:
+                self.pay_by_reopening(penalty.seat, penalty.reason, down[0], chosen=True)
+            else:
+                self.pay_by_drawing(penalty.seat, penalty.reason, chosen=True)
+
+    def pay_by_reopening(self, seat: int, reason: str, slot: int, chosen: bool = False) -> None:
+        """`chosen`: this pays a penalty that waited for the offender's choice (not one paid on
+        the spot, which must not cancel another the same player still owes)."""
         self.turn_up(seat, slot, "penalty")
-        self.tell("penalty_paid", {"seat": seat, "reason": reason, "how": "reopened", "slot": slot})
+        self.tell("penalty_paid", {"seat": seat, "reason": reason, "how": "reopened", "slot": slot,
+                                   "chosen": chosen})
 
     def next_slapper_or_end(self) -> None:
         """After a wrong claim: the next slapper in line may claim (when the table plays so)."""
@@ -295,15 +334,19 @@ class _Story:
         else:
             self.end_action()
 
-    def end_action(self) -> None:
-        """The action is over: the dice pass on (S-S2) once every penalty is paid."""
+    def end_action(self, then: str = "pass") -> None:
+        """The action is over: once every penalty is paid, the dice pass on (S-S2), or stay with
+        the roller after a tie (`then="reroll"`, ambiguity 9)."""
         if self.state.phase == "over":
             return
         if self.state.penalties:
-            self.tell("penalties_awaited", {"seats": [p.seat for p in self.state.penalties]})
+            self.tell("penalties_awaited", {"seats": [p.seat for p in self.state.penalties], "then": then})
             return
         assert self.state.roller is not None
-        self.tell("dice_passed", {"from": self.state.roller, "to": self.state.next_seat(self.state.roller)})
+        if then == "reroll":
+            self.tell("dice_kept", {"roller": self.state.roller, "reason": "tie"})
+        else:
+            self.tell("dice_passed", {"from": self.state.roller, "to": self.state.next_seat(self.state.roller)})
 
     # -- the parts of a turn ---------------------------------------------------------------
 
@@ -318,9 +361,12 @@ class _Story:
                                   "colour_face": colour_face, "symbol_face": symbol_face, "at_us": self.at_us})
         skull = colour == EFFECT and symbol == "skull"
         window_s = options["skull_window_s"] if skull else options["no_slap_timeout_s"]
+        # The decision waits the tie window too: a slap within epsilon of the first must be seen
+        # to make the tie (ambiguity 9).
+        grace_ms = max(options["grace_ms"], options["tie_epsilon_ms"])
         self.tell("round_armed", {
             "round": number, "at_us": self.at_us, "mode": "hands_off" if skull else "race",
-            "window_us": int(window_s * 1_000_000), "grace_us": int(options["grace_ms"] * 1000),
+            "window_us": int(window_s * 1_000_000), "grace_us": int(grace_ms * 1000),
             "penalty": "lockout_round" if options["false_start"] == "penalty" else "none", "lockout_us": 0,
         })
 
@@ -364,7 +410,7 @@ class _Story:
             self.end_action()
             return
         if outcome == "tie":
-            self.tell("dice_kept", {"roller": state.roller, "reason": "tie"})
+            self.end_action(then="reroll")
             return
         if winner is None:
             self.end_action()  # ambiguity 6: nobody slapped in time
@@ -450,7 +496,7 @@ def decide(state: GarlicState, actor: Viewer, command: Command, rng: RandomSourc
     elif name == "reopen":
         assert actor.seat is not None
         reason = next(p.reason for p in state.penalties if p.seat == actor.seat)
-        story.pay_by_reopening(actor.seat, reason, int(args["slot"]))
+        story.pay_by_reopening(actor.seat, reason, int(args["slot"]), chosen=True)
         _after_penalty(story)
     elif name == "claim":
         assert actor.seat is not None
@@ -487,6 +533,9 @@ def decide(state: GarlicState, actor: Viewer, command: Command, rng: RandomSourc
     elif name == "pass":
         story.tell("action_passed", {"seat": state.turn["seat"], "cause": "declined"})
         story.end_action()
+    if story.state.penalties and story.state.phase != "over":
+        story.pay_what_leaves_no_choice()
+        _after_penalty(story)
     return story.events
 
 
@@ -529,7 +578,7 @@ def _judge(story: _Story, actor: Viewer, right: bool) -> None:
 
 def _after_penalty(story: _Story) -> None:
     if story.state.phase == "penalties" and not story.state.penalties:
-        story.end_action()
+        story.end_action(then=story.state.turn.get("then", "pass"))
 
 
 def _time_out(story: _Story) -> None:
@@ -542,7 +591,7 @@ def _time_out(story: _Story) -> None:
         penalty = state.penalties[0]
         down = state.player(penalty.seat).face_down()
         slot = down[story.rng.randbelow(len(down), f"penalty card of seat {penalty.seat}")]
-        story.pay_by_reopening(penalty.seat, penalty.reason, slot)
+        story.pay_by_reopening(penalty.seat, penalty.reason, slot, chosen=True)
         _after_penalty(story)
         return
     seat = state.turn["seat"]
@@ -563,7 +612,7 @@ def deadline(state: GarlicState) -> Deadline | None:
     """The earliest wait that can run out: a penalty's card choice, or the first slapper's action."""
     options = state.options
     due: list[tuple[int, int, str]] = []
-    if state.phase != "over" and state.penalties:
+    if state.phase not in ("over", "moon_look") and state.penalties:  # no payment during a moon look
         since = state.penalties[0].since_us
         due.append((since + int(options["penalty_choice_timeout_s"] * 1_000_000), since, "penalty"))
     if state.phase in TURN_PHASES:
@@ -622,7 +671,8 @@ def _evolve(state: GarlicState, event: Event) -> GarlicState:
     if kind == "claim_made":
         claim = {"kind": data["kind"], "target": data["target"], "slot": data["slot"]}
         return replace(state, turn={**state.turn, "claim": claim},
-                       happenings=_happened(state, "claim", {"seat": data["seat"], **claim}))
+                       happenings=_happened(state, "claim", {"seat": data["seat"], "claim": data["kind"],
+                                                             "target": data["target"], "slot": data["slot"]}))
     if kind == "judgement_asked":
         return replace(state, phase="confirm", turn={**state.turn, "votes": {}, "judge": data["by"]})
     if kind == "claim_vote":
@@ -678,13 +728,13 @@ def _evolve(state: GarlicState, event: Event) -> GarlicState:
         return replace(state, penalties=(*state.penalties, Penalty(data["seat"], data["reason"], data["since_us"])))
     if kind == "penalty_paid":
         waiting = list(state.penalties)
-        index = next((i for i, p in enumerate(waiting) if p.seat == data["seat"]), None)
+        index = next((i for i, p in enumerate(waiting) if p.seat == data["seat"]), None) if data.get("chosen") else None
         if index is not None:
             del waiting[index]
         return replace(state, penalties=tuple(waiting), happenings=_happened(state, "penalty", {
             "seat": data["seat"], "reason": data["reason"], "how": data["how"]}))
     if kind == "penalties_awaited":
-        return replace(state, phase="penalties", turn={})
+        return replace(state, phase="penalties", turn={"then": data.get("then", "pass")})
     if kind == "dice_passed":
         return replace(state, phase="roll", roller=data["to"], turn={})
     if kind == "dice_kept":

@@ -67,10 +67,44 @@
 
   function renderOptions() {
     const game = games.find((g) => g.id === $("game-select").value);
-    $("game-options").replaceChildren(...(game ? game.options : []).map((option) => el("label", {},
+    $("game-options").replaceChildren(...(game ? game.options : []).map(optionField));
+  }
+
+  // One option: a choice from a list, or (kind "counts") a number per key with their total. An
+  // option may carry a note (a default no source confirmed, say), shown under it.
+  function optionField(option) {
+    const noteId = option.note ? `option-note-${option.key}` : null;
+    const note = option.note ? el("p", { class: "hint option-note", id: noteId }, C.text(option.note)) : null;
+    if (option.kind === "counts") return countsField(option, note, noteId);
+    // Values may be lists (a die's faces): compared by their JSON.
+    const chosen = JSON.stringify(option.default);
+    return el("div", { class: "option" }, el("label", {},
       C.text(option.label), " ",
-      el("select", { "data-key": option.key }, option.choices.map((choice) =>
-        el("option", { value: choice.value, selected: choice.value === option.default }, C.text(choice.label)))))));
+      el("select", { "data-key": option.key, "aria-describedby": noteId }, option.choices.map((choice) =>
+        el("option", { value: String(choice.value), selected: JSON.stringify(choice.value) === chosen }, C.text(choice.label))))),
+    note);
+  }
+
+  // The cards of each kind in the owner's own box: once the host changes a number, the game
+  // is told the deck was counted (`<key>_counted`), and the table keeps the counts as its own.
+  function countsField(option, note, noteId) {
+    const counts = option.default || {};
+    const total = el("output", { class: "counts-total", "aria-live": "polite" });
+    const inputs = option.keys.map((key) => el("input", { type: "number", min: "0", max: "40", step: "1", inputmode: "numeric",
+      id: `count-${option.key}-${key}`, "data-count": key, value: String(counts[key] === undefined ? 0 : counts[key]) }));
+    const box = el("fieldset", { class: "counts", "data-key": option.key, "data-counted": option.counted ? "1" : "0",
+      "aria-describedby": noteId },
+    el("legend", {}, C.text(option.label)),
+    el("div", { class: "counts-grid" }, option.keys.map((key, i) => el("label", { for: inputs[i].id },
+      el("span", {}, ui[`card_${key.replace("-", "_")}`] || key), inputs[i]))),
+    total, el("p", { class: "hint" }, option.counted ? ui.deck_counted : ui.deck_count_help), note);
+    const update = () => {
+      const sum = inputs.reduce((n, input) => n + (Number(input.value) || 0), 0);
+      total.textContent = C.fill(ui.deck_total, { n: sum });
+    };
+    for (const input of inputs) input.addEventListener("input", () => { box.dataset.edited = "1"; update(); });
+    update();
+    return box;
   }
   $("game-select").addEventListener("change", renderOptions);
   $("start-form").addEventListener("submit", (event) => {
@@ -78,9 +112,15 @@
     const options = {};
     const game = games.find((g) => g.id === $("game-select").value);
     // The choice's own value (a number stays a number), not the select's text.
-    for (const select of $("game-options").querySelectorAll("select")) {
+    for (const select of $("game-options").querySelectorAll("select[data-key]")) {
       const option = game.options.find((o) => o.key === select.dataset.key);
       options[select.dataset.key] = option.choices[select.selectedIndex].value;
+    }
+    for (const box of $("game-options").querySelectorAll("fieldset.counts")) {
+      const counts = {};
+      for (const input of box.querySelectorAll("input[data-count]")) counts[input.dataset.count] = Number(input.value);
+      options[box.dataset.key] = counts;
+      if (box.dataset.edited === "1" || box.dataset.counted === "1") options[`${box.dataset.key}_counted`] = true;
     }
     send("start_game", { game: $("game-select").value, options });
   });
