@@ -250,3 +250,18 @@ def test_a_wait_outlives_a_restart_and_is_given_in_full_after_a_reboot(
 def test_a_deadline_falls_on_todays_timeline(now_us: int, expected: int) -> None:
     deadline = Deadline(31_000_000, 1_000_000, Command("timeout", {"step": 3}))
     assert due_us(deadline, now_us) == expected
+
+
+def test_a_pause_stops_the_clock_of_a_choice_and_the_wait_starts_again_on_resume(garlic: Garlic) -> None:
+    since = garlic.slap(1, seat(2))
+    garlic.do(HOST, "pause")
+    position = garlic.position
+    garlic.at(since + CLAIM_US + 5_000_000)
+    assert garlic.position == position and garlic.state.phase == "claim", "nothing runs out while paused"
+
+    garlic.do(HOST, "resume")
+    resumed = garlic.clock.now_us()
+    garlic.at(resumed + CLAIM_US - 1)
+    assert garlic.state.phase == "claim", "the whole wait again after the pause"
+    garlic.at(resumed + CLAIM_US)
+    assert garlic.state.phase == "roll" and garlic.state.roller == 1, "then the claim is withdrawn"

@@ -1098,6 +1098,15 @@ def test_options_a_bigger_display_needs_a_bigger_deck() -> None:
     assert normalize_options({"display_size": 6, "deck": {k: 6 for k in DEFAULTS["deck"]}})["display_size"] == 6
 
 
+def test_options_a_goal_the_deck_cannot_reach_is_refused() -> None:
+    """S-S12 must stay reachable: six players each one coffin short of the goal need one more card.
+    The 43-card deck allows up to 8 coffins; 9 is refused, naming how many it allows."""
+    assert normalize_options({"coffins_to_win": 8})["coffins_to_win"] == 8
+    with pytest.raises(OptionsError) as caught:
+        normalize_options({"coffins_to_win": 9})
+    assert caught.value.key == "coffins_to_win" and "at most 8" in caught.value.problem
+
+
 # -- deadlines -------------------------------------------------------------------------------
 
 def test_deadline_a_claim_never_made_is_a_penalised_slap() -> None:

@@ -115,14 +115,20 @@ def normalize_options(options: Mapping[str, Any]) -> dict[str, Any]:
     if not any(face != EFFECT for face in colour_die):
         raise OptionsError("colour_die", "at least one colour face")
     display_size = _number(options, "display_size", 2, 6, whole=True)
+    deck = _deck(options, display_size)
+    goal = _number(options, "coffins_to_win", 1, 10, whole=True)
+    if sum(deck.values()) < MAX_PLAYERS * (goal - 1) + 1:
+        # Six players each one coffin short of the goal must leave a card to win with.
+        most = (sum(deck.values()) - 1) // MAX_PLAYERS + 1
+        raise OptionsError("coffins_to_win", f"at most {most} with a deck of {sum(deck.values())} cards")
     return {
         "mode": _choice(options, "mode", MODES),
         "colour_die": colour_die,
         "symbol_die": _die(options, "symbol_die", SYMBOLS),
-        "deck": _deck(options, display_size),
+        "deck": deck,
         "deck_counted": _flag(options, "deck_counted"),
         "display_size": display_size,
-        "coffins_to_win": _number(options, "coffins_to_win", 1, 10, whole=True),
+        "coffins_to_win": goal,
         "no_slap_timeout_s": _number(options, "no_slap_timeout_s", 3, 15),
         "skull_window_s": _number(options, "skull_window_s", 3, 15),
         "tie_epsilon_ms": _number(options, "tie_epsilon_ms", 0, 100),
