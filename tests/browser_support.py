@@ -303,6 +303,17 @@ def decode_qr(png: Path) -> str:
     return lines[0]
 
 
+# Counts the tones the page starts (the quiz makes its sounds with oscillators, no audio files).
+SOUND_SPY_JS = """() => {
+  window.__tones = [];
+  const start = OscillatorNode.prototype.start;
+  OscillatorNode.prototype.start = function (...args) {
+    window.__tones.push(this.frequency.value);
+    return start.apply(this, args);
+  };
+}"""
+
+
 class SceneBuilder:
     """Opens the devices of a scene; closes all of them (and their network links) afterwards."""
 

@@ -179,3 +179,12 @@ def service(config: Config, clock: ManualClock, seeds, later: Later) -> Iterator
     opened = open_service(config, clock, seeds, scheduler=later, watch_health=False)
     yield opened
     opened.close()
+
+
+@pytest.fixture
+def reopened() -> Iterator[list[Service]]:
+    """Services a test opens itself, closed at its end."""
+    opened: list[Service] = []
+    yield opened
+    for svc in opened:
+        svc.close()

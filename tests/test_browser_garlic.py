@@ -27,7 +27,7 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 
 from companion.server.patch import apply as apply_patch
-from tests.browser_support import PLAYER_NAMES, Scene, Screen
+from tests.browser_support import PLAYER_NAMES, SOUND_SPY_JS, Scene, Screen
 
 pytestmark = pytest.mark.browser
 
@@ -43,15 +43,6 @@ COUNTED = {"yellow-bat": 8, "yellow-moon": 7, "yellow-skull": 7, "violet-bat": 7
 """The owner's count of their box, typed in on the host console (43 cards)."""
 TOKEN = re.compile(r"card-\d{2}")
 
-# Counts the tones the page starts (the sound cues are made with oscillators, no audio files).
-SOUND_SPY_JS = """() => {
-  window.__tones = [];
-  const start = OscillatorNode.prototype.start;
-  OscillatorNode.prototype.start = function (...args) {
-    window.__tones.push(this.frequency.value);
-    return start.apply(this, args);
-  };
-}"""
 
 Card = dict[str, Any]
 Place = tuple[int, int]

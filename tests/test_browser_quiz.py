@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Error as PlaywrightError
 
-from tests.browser_support import PLAYER_NAMES, Scene, Screen
+from tests.browser_support import PLAYER_NAMES, SOUND_SPY_JS, Scene, Screen
 
 pytestmark = pytest.mark.browser
 
@@ -69,15 +69,6 @@ RESULT_CLOCK_JS = """() => {
 }"""
 
 
-# Counts the tones the page starts (the quiz makes its sounds with oscillators, no audio files).
-SOUND_SPY_JS = """() => {
-  window.__tones = [];
-  const start = OscillatorNode.prototype.start;
-  OscillatorNode.prototype.start = function (...args) {
-    window.__tones.push(this.frequency.value);
-    return start.apply(this, args);
-  };
-}"""
 
 
 def shown(screen: Screen) -> dict[str, Any]:

@@ -4,7 +4,6 @@ a round that outlives a restart, and refusals that change nothing."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -120,15 +119,6 @@ def refused(response, status: int, code: str) -> None:
 def reopen(config: Config, clock: ManualClock, seeds, later: Later) -> Service:
     later.pending.clear()  # the closed service's timers die with it
     return open_service(config, clock, seeds, scheduler=later, watch_health=False)
-
-
-@pytest.fixture
-def reopened() -> Iterator[list[Service]]:
-    """Services a test opens itself, closed at its end."""
-    opened: list[Service] = []
-    yield opened
-    for svc in opened:
-        svc.close()
 
 
 # -- pairing ---------------------------------------------------------------------------------------

@@ -8,7 +8,6 @@ the `Later` scheduler: a timer that fires early waits again for the rest.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -197,14 +196,6 @@ def test_a_penalty_chosen_in_time_leaves_the_timer_nothing_to_do(
     assert garlic.state.player(1).face_down() == [0], "Ann's choice stands"
     late = garlic.service.table.handle(SYSTEM, stale.command)
     assert late.rejection is not None and late.rejection.code == "not_now"
-
-
-@pytest.fixture
-def reopened() -> Iterator[list[Service]]:
-    opened: list[Service] = []
-    yield opened
-    for svc in opened:
-        svc.close()
 
 
 @pytest.mark.parametrize("comes_back", ["after a restart", "after its time ran out while stopped",

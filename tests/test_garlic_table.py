@@ -15,10 +15,9 @@ from companion.games.garlic.state import GarlicState
 from companion.games.registry import GAMES
 from companion.server import create_app
 from companion.service import Service, open_service
-from companion.store import RecordedEvent
-from companion.store.records import GENESIS
 from companion.table.export import export_game
 from tests.conftest import Later, ManualClock
+from tests.test_verify import rehashed
 from tests.web_support import BASE, Web
 
 YELLOW_BATS = {**dict.fromkeys(COMBINATIONS, 0), "yellow-bat": 30}
@@ -31,17 +30,6 @@ def garlic_state(service: Service) -> GarlicState:
     run = service.table.run
     assert run is not None
     return run.state
-
-
-def rehashed(export: dict[str, Any]) -> dict[str, Any]:
-    """The export with its hash chain recomputed: a forger who rewrites the whole log."""
-    previous = GENESIS
-    for raw in export["events"]:
-        event = RecordedEvent.from_json({**raw, "prev": previous})
-        raw["prev"] = previous
-        raw["hash"] = event.pending().hashed(previous)
-        previous = raw["hash"]
-    return export
 
 
 def play_to_a_win(service: Service, clock: ManualClock, later: Later) -> str:
