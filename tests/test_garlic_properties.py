@@ -427,7 +427,7 @@ def own_coffins_are_secret(state: GarlicState, event: Event | None) -> None:
 # -- 1 and 2: complete games keep the invariants -------------------------------------------------
 
 CHUNKS = 8
-GAMES_PER_CHUNK = 210
+GAMES_PER_CHUNK = 260
 
 
 @dataclass
