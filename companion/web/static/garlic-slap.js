@@ -381,7 +381,7 @@
     const named = TURN_PHASES.includes(g.phase);
     return el("section", { class: `round-result g-result ${size}`, "aria-live": "polite" },
       el("h3", {}, fill(ui.round_n, { n: r.round })), headline(g, r, view, named),
-      size === "small" ? null : R.orderTable(r.order, winner, tied, view),
+      size === "small" ? null : R.orderTable(r.order, winner, tied, view, ui.garlic_col_time),
       R.falseStarts(r.false_starts, view));
   }
 
@@ -685,6 +685,7 @@
   }
 
   C.games["garlic-slap"] = {
+    announcesEnd: (game) => game.view.winner !== null,
     table(container, game, view) {
       const g = game.view;
       const over = g.phase === "over";

@@ -63,12 +63,13 @@
   // -- what a round said ------------------------------------------------------------------------
   // The referee's order (rows with who, after_arm_us, gap_us, uncertainty_us, source); `winner`
   // and `tied` are "seat:N" names.
-  function orderTable(order, winner, tied, view) {
+  // `timeLabel`: what the times count from ("After the signal", "After the dice").
+  function orderTable(order, winner, tied, view, timeLabel) {
     if (!order.length) return null;
     const close = new Set(tied || []);
     return el("table", { class: "order" },
       el("caption", {}, ui.order),
-      el("thead", {}, el("tr", {}, el("th", {}, "#"), el("th", {}, ui.col_player), el("th", {}, ui.col_time),
+      el("thead", {}, el("tr", {}, el("th", {}, "#"), el("th", {}, ui.col_player), el("th", {}, timeLabel || ui.col_time),
         el("th", {}, ui.col_gap), el("th", {}, ui.col_precision), el("th", {}, ui.col_source))),
       el("tbody", {}, order.map((p, i) => el("tr", { class: (p.who === winner ? "first" : "") + (close.has(p.who) ? " tied" : "") },
         el("td", {}, String(i + 1)), el("td", {}, C.byWho(p.who, view)), el("td", {}, `${ms(p.after_arm_us)} ms`),

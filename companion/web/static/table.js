@@ -20,7 +20,9 @@
     const screens = C.games[game.game];
     if (screens) screens.table(container, game, view);
     else container.replaceChildren(el("p", { class: "notice" }, C.text(game.title)));
-    if (game.ended) container.prepend(el("p", { class: "notice" }, ui.game_over));
+    // A game whose own screen announces its end (a winner) needs no second notice.
+    const announced = screens && screens.announcesEnd && screens.announcesEnd(game);
+    if (game.ended && !announced) container.prepend(el("p", { class: "notice" }, ui.game_over));
   }
 
   // The table's keyboard: Space or Enter does the game's main thing (roll, arm a race); with
