@@ -815,3 +815,17 @@ def test_a_box_lights_the_winners_lamp_blinks_false_starts_and_shows_hands_off_o
     quiz.later.run()
     assert box.lamps[-1] == (0, 0b100000), "Bob's fault blinks"
     assert box.beeps[-1][0] < 1_000, "a low beep for a fault"
+
+
+def test_the_answer_to_starting_a_buzzer_game_already_shows_the_phones_buzzers(service: Service) -> None:
+    """The host's own answer is built before the change is published: it must not show the buttons
+    as they were before the command (no phone buzzers while the game that has them is running)."""
+    table = service.table
+    for seat, name in ((1, "Ann"), (2, "Bob")):
+        assert table.handle(HOST, Command("claim_seat", {"seat": seat, "name": name})).ok
+    if table.run is not None and not table.run.ended:
+        assert table.handle(HOST, Command("end_game")).ok
+    assert table.view(HOST)["buttons"]["phones"] is False
+    started = table.handle(HOST, Command("start_game", {"game": "buzzer-quiz"}), with_view=True)
+    assert started.ok and started.view is not None
+    assert started.view["buttons"]["phones"] is True

@@ -71,7 +71,7 @@ class ButtonHub:
         self.unmapped: dict[str, int] = {}
         self.problem = ""
         """Why the last pairing could not be saved, for the host."""
-        self._public: tuple[int, dict[str, Any], list[SourceHealth]] | None = None
+        self._public: tuple[tuple[int, int], dict[str, Any], list[SourceHealth]] | None = None
         self._health_seen: object = None
         self._stopped = threading.Event()
         self._watch: threading.Thread | None = None
@@ -261,8 +261,10 @@ class ButtonHub:
     # -- what the pages see --------------------------------------------------------------------
 
     def _public_part(self) -> tuple[dict[str, Any], list[SourceHealth]]:
-        """What every viewer sees, made once per change of the pages (the table's revision)."""
-        revision = self.table.broadcaster.revision
+        """What every viewer sees, made once per change of the pages (the table's revision), or of
+        the log: a command's own answer is built before its change is published, and must already
+        show it (a game started with buzzers)."""
+        revision = (self.table.broadcaster.revision, self.table.position)
         cached = self._public
         if cached is not None and cached[0] == revision:
             return cached[1], cached[2]
