@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from companion.games.base import OptionsError
+from companion.games.options import UNVERIFIED_NOTE, OptionReader, schema_option
 
 COLOURS = ("yellow", "violet")
 SYMBOLS = ("bat", "moon", "skull")
@@ -61,27 +62,10 @@ UNVERIFIED = ("colour_die", "symbol_die", "deck")
 """Options whose default is a placeholder for a fact no source gave."""
 
 
-def _number(options: Mapping[str, Any], key: str, low: float, high: float, whole: bool = False) -> Any:
-    value = options.get(key, DEFAULTS[key])
-    kinds = int if whole else int | float
-    if isinstance(value, bool) or not isinstance(value, kinds) or not low <= value <= high:
-        kind = "a whole number" if whole else "a number"
-        raise OptionsError(key, f"{kind} from {low:g} to {high:g}")
-    return value if whole else float(value)
 
 
-def _choice(options: Mapping[str, Any], key: str, choices: tuple[str, ...]) -> str:
-    value = options.get(key, DEFAULTS[key])
-    if value not in choices:
-        raise OptionsError(key, f"one of {', '.join(choices)}")
-    return str(value)
 
 
-def _flag(options: Mapping[str, Any], key: str) -> bool:
-    value = options.get(key, DEFAULTS[key])
-    if not isinstance(value, bool):
-        raise OptionsError(key, "true or false")
-    return value
 
 
 def _die(options: Mapping[str, Any], key: str, faces: tuple[str, ...]) -> list[str]:
@@ -108,46 +92,42 @@ def _deck(options: Mapping[str, Any], display_size: int) -> dict[str, int]:
 
 
 def normalize_options(options: Mapping[str, Any]) -> dict[str, Any]:
-    unknown = set(options) - set(DEFAULTS)
-    if unknown:
-        raise OptionsError(sorted(unknown)[0], "not an option of this game")
+    read = OptionReader(options, DEFAULTS)
     colour_die = _die(options, "colour_die", COLOUR_FACES)
     if not any(face != EFFECT for face in colour_die):
         raise OptionsError("colour_die", "at least one colour face")
-    display_size = _number(options, "display_size", 2, 6, whole=True)
+    display_size = read.number("display_size", 2, 6, whole=True)
     deck = _deck(options, display_size)
-    goal = _number(options, "coffins_to_win", 1, 10, whole=True)
+    goal = read.number("coffins_to_win", 1, 10, whole=True)
     if sum(deck.values()) < MAX_PLAYERS * (goal - 1) + 1:
         # Six players each one coffin short of the goal must leave a card to win with.
         most = (sum(deck.values()) - 1) // MAX_PLAYERS + 1
         raise OptionsError("coffins_to_win", f"at most {most} with a deck of {sum(deck.values())} cards")
     return {
-        "mode": _choice(options, "mode", MODES),
+        "mode": read.choice("mode", MODES),
         "colour_die": colour_die,
         "symbol_die": _die(options, "symbol_die", SYMBOLS),
         "deck": deck,
-        "deck_counted": _flag(options, "deck_counted"),
+        "deck_counted": read.flag("deck_counted"),
         "display_size": display_size,
         "coffins_to_win": goal,
-        "no_slap_timeout_s": _number(options, "no_slap_timeout_s", 3, 15),
-        "skull_window_s": _number(options, "skull_window_s", 3, 15),
-        "tie_epsilon_ms": _number(options, "tie_epsilon_ms", 0, 100),
-        "tie_policy": _choice(options, "tie_policy", TIE_POLICIES),
-        "false_start": _choice(options, "false_start", FALSE_STARTS),
-        "only_first_slap_judged": _flag(options, "only_first_slap_judged"),
-        "penalty_card_choice": _choice(options, "penalty_card_choice", PENALTY_CHOICES),
-        "penalty_choice_timeout_s": _number(options, "penalty_choice_timeout_s", 3, 120),
-        "claim_timeout_s": _number(options, "claim_timeout_s", 5, 300),
-        "wrong_own_facedown_extra_penalty": _flag(options, "wrong_own_facedown_extra_penalty"),
-        "moon_must_swap_after_looking": _flag(options, "moon_must_swap_after_looking"),
-        "dice_pass_direction": _choice(options, "dice_pass_direction", DIRECTIONS),
-        "confirm_by": _choice(options, "confirm_by", JUDGES),
-        "grace_ms": _number(options, "grace_ms", 0, 1000),
+        "no_slap_timeout_s": read.number("no_slap_timeout_s", 3, 15),
+        "skull_window_s": read.number("skull_window_s", 3, 15),
+        "tie_epsilon_ms": read.number("tie_epsilon_ms", 0, 100),
+        "tie_policy": read.choice("tie_policy", TIE_POLICIES),
+        "false_start": read.choice("false_start", FALSE_STARTS),
+        "only_first_slap_judged": read.flag("only_first_slap_judged"),
+        "penalty_card_choice": read.choice("penalty_card_choice", PENALTY_CHOICES),
+        "penalty_choice_timeout_s": read.number("penalty_choice_timeout_s", 3, 120),
+        "claim_timeout_s": read.number("claim_timeout_s", 5, 300),
+        "wrong_own_facedown_extra_penalty": read.flag("wrong_own_facedown_extra_penalty"),
+        "moon_must_swap_after_looking": read.flag("moon_must_swap_after_looking"),
+        "dice_pass_direction": read.choice("dice_pass_direction", DIRECTIONS),
+        "confirm_by": read.choice("confirm_by", JUDGES),
+        "grace_ms": read.number("grace_ms", 0, 1000),
     }
 
 
-def _choices(values: list[tuple[Any, str, str]]) -> list[dict[str, Any]]:
-    return [{"value": value, "label": {"en": en, "fr": fr}} for value, en, fr in values]
 
 
 def options_schema(defaults: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -155,19 +135,14 @@ def options_schema(defaults: Mapping[str, Any]) -> list[dict[str, Any]]:
     start = {**DEFAULTS, **defaults}
 
     def option(key: str, en: str, fr: str, values: list[tuple[Any, str, str]], **extra: Any) -> dict[str, Any]:
-        choices = _choices(values)
-        if all(c["value"] != start[key] for c in choices):
-            # A value from the configuration or the last game that the list does not offer.
-            choices.insert(0, {"value": start[key], "label": {"en": str(start[key]), "fr": str(start[key])}})
-        return {"key": key, "label": {"en": en, "fr": fr}, "choices": choices, "default": start[key], **extra}
+        return schema_option(start, key, en, fr, values, **extra)
 
     colour_faces = [
         (list(DEFAULT_COLOUR_DIE), "yellow ×2, violet ×2, ! ×2", "jaune ×2, violet ×2, ! ×2"),
         (["yellow", "yellow", "violet", "violet", EFFECT, BOTH],
          "yellow ×2, violet ×2, ! ×1, yellow-and-violet ×1", "jaune ×2, violet ×2, ! ×1, jaune-et-violet ×1"),
     ]
-    unverified = {"en": "Unverified: no source gave this; check your box.",
-                  "fr": "Non vérifié : aucune source ne le donne ; vérifiez votre boîte."}
+    unverified = UNVERIFIED_NOTE
     return [
         option("mode", "The cards", "Les cartes", [
             ("deck", "the companion deals them (recommended)", "le compagnon les distribue (recommandé)"),

@@ -31,6 +31,7 @@ from companion.games.garlic.state import (
     build_deck,
 )
 from companion.games.reactions import with_round
+from companion.games.story import Story
 
 TURN_PHASES = ("claim", "bat", "moon", "moon_look")
 BAT_TARGETS = {"turn_down": "own_up", "clear": "own_down", "turn_up": "other_down"}
@@ -229,19 +230,11 @@ def _validate_slapper(state: GarlicState, actor: Viewer, name: str, args: Mappin
 
 # -- decide -----------------------------------------------------------------------------------
 
-class _Story:
-    """The events of one command, each applied as soon as it is told."""
+class _Story(Story[GarlicState]):
+    """The events of one command, each applied as soon as it is told (see story.py)."""
 
     def __init__(self, state: GarlicState, at_us: int, rng: RandomSource) -> None:
-        self.state = state
-        self.at_us = at_us
-        self.rng = rng
-        self.events: list[Event] = []
-
-    def tell(self, kind: str, data: Mapping[str, Any], reveals: bool = False) -> None:
-        event = Event(kind, dict(data), reveals)
-        self.events.append(event)
-        self.state = evolve(self.state, event)
+        super().__init__(state, at_us, rng, evolve)
 
     def card_facts(self, number: int | None) -> dict[str, Any]:
         card = self.state.card(number)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from companion.games.garlic.options import BOTH, COLOURS, EFFECT, SYMBOLS
+from companion.games.seats import Seated
 
 Phase = Literal["roll", "reaction", "claim", "confirm", "bat", "moon", "moon_look", "penalties", "over"]
 ClaimKind = Literal["own_up", "own_down", "other_down"]
@@ -108,7 +109,7 @@ class Penalty:
 
 
 @dataclass(frozen=True)
-class GarlicState:
+class GarlicState(Seated[Player]):
     options: Mapping[str, Any]
     deck: tuple[Card, ...]
     players: tuple[Player, ...]
@@ -139,14 +140,6 @@ class GarlicState:
     def physical(self) -> bool:
         return self.options["mode"] == "physical"
 
-    def player(self, seat: int) -> Player:
-        for player in self.players:
-            if player.seat == seat:
-                return player
-        raise KeyError(seat)
-
-    def seated(self, seat: int | None) -> bool:
-        return seat is not None and any(p.seat == seat for p in self.players)
 
     def card(self, number: int | None) -> Card | None:
         return None if number is None else self.deck[number]

@@ -1,0 +1,38 @@
+"""La nuit des vampires / Jagd der Vampire (Randolph, Obert, De Toffoli; Ravensburger 1991).
+
+The board stays physical: players move their pawns and tell the companion where they stopped. The
+companion keeps what is secret, random or counted: the tomato's tower (sealed at setup), the fate
+stacks' fixed cycles, the magic deck, the dice and every bottle and card.
+
+Not registered in companion/games/registry.py yet: only the setup, the start roll and the ledger
+primitives are written; the turn flow (move, magic cards, duels, fate choices, replenish, the
+castle and the oubliettes) is still to come.
+"""
+
+from __future__ import annotations
+
+from companion.games.base import Command, GameDefinition
+from companion.games.nuit.options import MAX_PLAYERS, MIN_PLAYERS, normalize_options, options_schema
+from companion.games.nuit.rules import GAME_ID, decide, evolve, is_over, setup, validate
+from companion.games.nuit.state import NuitState
+from companion.games.nuit.views import actions, describe, secrets, view
+
+NUIT_DES_VAMPIRES: GameDefinition[NuitState] = GameDefinition(
+    id=GAME_ID,
+    title={"en": "Night of the Vampires (Jagd der Vampire)", "fr": "La nuit des vampires"},
+    min_seats=MIN_PLAYERS,
+    max_seats=MAX_PLAYERS,
+    normalize_options=normalize_options,
+    setup=setup,
+    validate=validate,
+    decide=decide,
+    evolve=evolve,
+    view=view,
+    secrets=secrets,
+    describe=describe,
+    actions=actions,
+    options_schema=options_schema,
+    table_button=Command("roll"),
+    seated_only=True,
+    is_over=is_over,
+)

@@ -1,0 +1,409 @@
+"""La nuit des vampires' rules (N-S*, N-L*, N-T*, N-F*, N-C*, N-E1 in rules/nuit-des-vampires.md),
+as pure functions: the setup, the start roll, and the ledger primitives the turn flow is built on.
+
+`validate` says whether a command may be played now; `decide` turns it into events; `evolve`
+applies one event. `decide` tells the story by evolving as it goes (`_Story`), so each consequence
+is decided on the state the previous one left, exactly as a replay will see it.
+
+The primitives (`take_bottles`, `pay_bottles`, `take_magic`, `give_back_magic`, `draw_fate`,
+`open_tower`, `peek_tower`) check a limit and return a Rejection, or the events that carry the
+change out; the turn flow tells those events in its own story (`_Story.apply`).
+
+The turn itself (moving, magic cards, duels, the castle, the oubliettes) is not written yet: in
+the `turn` phase every command is refused with `not_yet_playable`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from companion.fairness.rng import RandomSource, shuffled
+from companion.fairness.sealed import seal
+from companion.games.base import Command, Event, Rejection, SeatInfo, Viewer
+from companion.games.nuit.options import BOTTLES, FATE_COLOURS, TOWERS
+from companion.games.nuit.state import (
+    ONION,
+    OUBLIETTES,
+    RECENT,
+    TOMATO,
+    FateCard,
+    NuitState,
+    Player,
+    Tower,
+    build_fate,
+    build_magic,
+)
+from companion.games.story import Story
+
+GAME_ID = "nuit-des-vampires"
+SEAL_NAME = "tomato_tower"
+SALT_WORDS = 4
+"""The seal's salt: 4 draws of 32 bits (16 bytes, as companion/fairness/sealed.py)."""
+
+
+# -- setup (N-S2, N-S4..N-S6) -------------------------------------------------------------------
+
+def setup(options: Mapping[str, Any], seats: Sequence[SeatInfo], rng: RandomSource) -> NuitState:
+    """Hide the tomato and seal its tower (N-S2), shuffle the fate stacks (N-S4) and the magic deck,
+    deal the public hands and the display (N-S5), and hand out the bottles (N-S6).
+
+    The tomato's tower is drawn like any card: nobody chose it, the host included. The commitment is
+    public from the start; its salt, drawn too (a replay redraws it), stays secret until the end."""
+    magic = build_magic(options["magic_cards"], options["elixir_values"])
+    fate = build_fate(options["fate_stack"], FATE_COLOURS)
+    commitment = salt = None
+    if options["tower_mode"] == "physical":
+        towers = tuple(Tower(n, None) for n in range(1, TOWERS + 1))
+    else:
+        tomato = rng.randbelow(TOWERS, "tomato tower") + 1
+        words = [rng.randbelow(1 << 32, f"tower seal salt #{i}") for i in range(SALT_WORDS)]
+        fact, salt = seal(GAME_ID, SEAL_NAME, str(tomato), b"".join(w.to_bytes(4, "big") for w in words))
+        commitment = fact.commitment
+        towers = tuple(Tower(n, TOMATO if n == tomato else ONION) for n in range(1, TOWERS + 1))
+    stacks = tuple(
+        tuple(shuffled(rng, [c.number for c in fate if c.colour == colour],
+                       f"shuffle the {options['fate_colours'][colour]} fate stack"))
+        for colour in range(FATE_COLOURS))
+    deck = list(shuffled(rng, [c.number for c in magic], "shuffle the magic deck"))
+    size = options["start_magic"]
+    players = []
+    for i, info in enumerate(sorted(seats, key=lambda s: s.number)):
+        players.append(Player(info.number, info.name, options["start_bottles"], tuple(deck[i * size:(i + 1) * size])))
+    dealt = len(players) * size
+    display = tuple(deck[dealt:dealt + options["display_magic"]])
+    rest = tuple(deck[dealt + len(display):])
+    seen = frozenset(deck[:dealt + len(display)])
+    order = tuple(p.seat for p in players)
+    return NuitState(
+        dict(options), magic, fate, tuple(players), BOTTLES - sum(p.bottles for p in players), rest, display,
+        stacks, towers, commitment=commitment, salt=salt, order=order, phase="start_roll",
+        start={"round": 1, "contenders": list(order), "rolls": {}}, magic_seen=seen)
+
+
+# -- the ledger primitives (N-L1, N-L3, N-L4, N-T3, N-F*, N-C3) --------------------------------------
+
+Outcome = Rejection | list[Event]
+
+
+def _story_of(state: NuitState, tell: Callable[[_Story], None]) -> list[Event]:
+    story = _Story(state, 0, _NoRandom())
+    tell(story)
+    return story.events
+
+
+def _not_seated(state: NuitState, seat: int) -> Rejection | None:
+    return None if state.seated(seat) else Rejection("not_seated")
+
+
+def _count(count: Any) -> bool:
+    return isinstance(count, int) and not isinstance(count, bool) and count >= 0
+
+
+def take_bottles(state: NuitState, seat: int, count: int, cause: str) -> Outcome:
+    """N-L1: bottles from the reserve, up to max_bottles; the excess is not taken (stays in the reserve)."""
+    refused = _not_seated(state, seat)
+    if refused or not _count(count):
+        return refused or Rejection("bad_count")
+    player = state.player(seat)
+    taken = max(0, min(count, state.options["max_bottles"] - player.bottles, state.reserve))
+    return [Event("bottles_taken", {"seat": seat, "count": count, "taken": taken, "cause": cause})]
+
+
+def pay_bottles(state: NuitState, seat: int, count: int, cause: str, as_many_as_held: bool = False) -> Outcome:
+    """Bottles back to the reserve: a price must be paid in full (refused otherwise); a debt
+    (`as_many_as_held`: a bad fate card N-F2) takes what the player has."""
+    refused = _not_seated(state, seat)
+    if refused or not _count(count):
+        return refused or Rejection("bad_count")
+    held = state.player(seat).bottles
+    if held < count and not as_many_as_held:
+        return Rejection("not_enough_bottles", {"needed": count, "held": held})
+    return [Event("bottles_paid", {"seat": seat, "count": count, "paid": min(count, held), "cause": cause})]
+
+
+def take_magic(state: NuitState, seat: int, card: int, cause: str) -> Outcome:
+    """N-F3 / N-L4: a card from the display into the hand (at most max_magic, N-L1), and the
+    display refilled from the top of the deck."""
+    refused = _not_seated(state, seat)
+    if refused:
+        return refused
+    if isinstance(card, bool) or card not in state.display:
+        return Rejection("not_on_display")
+    if len(state.player(seat).hand) >= state.options["max_magic"]:
+        return Rejection("hand_full", {"max": state.options["max_magic"]})
+
+    def tell(story: _Story) -> None:
+        story.tell("magic_taken", {"seat": seat, "card": card, "cause": cause})
+        story.refill()
+    return _story_of(state, tell)
+
+
+def give_back_magic(state: NuitState, seat: int, cards: Sequence[int], cause: str) -> Outcome:
+    """N-L3 / N-F1: cards from the hand go under the magic deck, in the order given."""
+    refused = _not_seated(state, seat)
+    if refused:
+        return refused
+    hand = state.player(seat).hand
+    if len(set(cards)) != len(cards) or any(isinstance(c, bool) or c not in hand for c in cards):
+        return Rejection("not_in_hand")
+    return [Event("magic_returned", {"seat": seat, "cards": list(cards), "cause": cause})]
+
+
+def draw_fate(state: NuitState, seat: int, colour: str, cause: str) -> Outcome:
+    """N-T3 / N-F6: the top card of that colour's stack, shown to everyone, put under the same
+    stack (never reshuffled). Its effect is the turn flow's (see `fate_effect`)."""
+    refused = _not_seated(state, seat)
+    if refused:
+        return refused
+    if colour not in state.colours:
+        return Rejection("no_fate_colour", {"colour": str(colour)[:24]})
+    card = state.fate[state.stacks[state.colours.index(colour)][0]]
+    return [Event("fate_drawn", {"seat": seat, "colour": colour, "card": card.number, "kind": card.kind,
+                                 "n": card.n, "cause": cause}, reveals=True)]
+
+
+def fate_effect(card: FateCard, reading: str) -> dict[str, Any]:
+    """What a fate card does (N-F1..N-F5). Ambiguity 4: read as "kinds" (default), a good card gives
+    a display card *or* its bottles; read as "both", either good card gives one display card and
+    its printed bottles (none printed on "choose a magic card")."""
+    effect = {"give_back_magic": 0, "give_back_bottles": 0, "display_cards": 0, "bottles": 0, "flying": False}
+    if card.kind == "lose_magic":
+        effect["give_back_magic"] = card.n
+    elif card.kind == "lose_ketchup":
+        effect["give_back_bottles"] = card.n
+    elif card.kind == "flying_vampire":
+        effect["flying"] = True
+    elif reading == "both":
+        effect.update(display_cards=1, bottles=card.n)
+    elif card.kind == "choose_magic":
+        effect["display_cards"] = 1
+    else:
+        effect["bottles"] = card.n
+    return effect
+
+
+def _tower_refusal(state: NuitState, seat: int, number: Any) -> Rejection | None:
+    refused = _not_seated(state, seat)
+    if refused:
+        return refused
+    if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= TOWERS:
+        return Rejection("no_such_tower")
+    if state.tower(number).opened:
+        return Rejection("tower_opened", {"tower": number})
+    return None
+
+
+def open_tower(state: NuitState, seat: int, number: int, found: str | None = None) -> Outcome:
+    """N-C3 / N-E1: the content is shown to everyone (ambiguity 14). The tomato wins at once and the
+    seal is opened; an onion is taken (the tower stays empty) and its finder goes to the oubliettes.
+    With physical towers the table says what was found (`found`)."""
+    refused = _tower_refusal(state, seat, number)
+    if refused:
+        return refused
+    content = found if state.physical else state.tower(number).content
+    if content not in (TOMATO, ONION):
+        return Rejection("say_what_was_found")
+
+    def tell(story: _Story) -> None:
+        story.tell("tower_opened", {"seat": seat, "tower": number, "content": content}, reveals=not state.physical)
+        if content == TOMATO:
+            story.tell("game_won", {"seat": seat, "tower": number, "salt": state.salt,
+                                    "commitment": state.commitment}, reveals=state.salt is not None)
+        else:
+            story.tell("onion_taken", {"seat": seat, "tower": number})
+            story.tell("player_moved", {"seat": seat, "to": OUBLIETTES, "cause": "onion"})
+    return _story_of(state, tell)
+
+
+def peek_tower(state: NuitState, seat: int, number: int) -> Outcome:
+    """N-F5 (Flying Vampire): only the peeker learns the content; the pawn stays, nothing is taken
+    (ambiguity 6). With physical towers the player peeks into the real one."""
+    refused = _tower_refusal(state, seat, number)
+    if refused:
+        return refused
+    if state.physical:
+        return Rejection("peek_the_real_tower")
+    return [Event("tower_peeked", {"seat": seat, "tower": number, "content": state.tower(number).content},
+                  reveals=True)]
+
+
+# -- validate -----------------------------------------------------------------------------------
+
+def validate(state: NuitState, actor: Viewer, command: Command) -> Rejection | None:
+    name = command.name
+    if actor.kind == "seat" and not state.seated(actor.seat):
+        return Rejection("not_seated")
+    if state.phase == "over":
+        return Rejection("game_over")
+    if name != "roll":
+        return Rejection("unknown_command", {"command": str(name)[:40]})
+    if state.phase != "start_roll":
+        return Rejection("not_yet_playable")
+    if actor.kind == "system":
+        return Rejection("not_authorized")
+    waiting = _still_to_roll(state)
+    if actor.kind == "seat":
+        if actor.seat not in state.start["contenders"]:
+            return Rejection("not_in_start_roll")
+        return None if actor.seat in waiting else Rejection("already_rolled")
+    return None if waiting else Rejection("not_now")
+
+
+def _still_to_roll(state: NuitState) -> list[int]:
+    rolls = state.start.get("rolls", {})
+    return [s for s in state.start.get("contenders", []) if str(s) not in rolls]
+
+
+# -- decide -------------------------------------------------------------------------------------
+
+class _NoRandom:
+    """The primitives decide nothing by chance."""
+
+    def randbelow(self, bound: int, purpose: str) -> int:
+        raise AssertionError(f"a ledger primitive asked for a random draw ({purpose})")
+
+
+class _Story(Story[NuitState]):
+    """The events of one command, each applied as soon as it is told (see story.py)."""
+
+    def __init__(self, state: NuitState, at_us: int, rng: RandomSource) -> None:
+        super().__init__(state, at_us, rng, evolve)
+
+    def apply(self, outcome: Outcome) -> Rejection | None:
+        """Tell the events of a primitive; its Rejection, if it refused."""
+        if isinstance(outcome, Rejection):
+            return outcome
+        for event in outcome:
+            self.tell(event.type, event.data, event.reveals)
+        return None
+
+    def refill(self) -> None:
+        """N-L4: the display back to display_magic cards, while the deck has any."""
+        while len(self.state.display) < self.state.options["display_magic"] and self.state.deck:
+            self.tell("display_refilled", {"card": self.state.deck[0]})
+
+    def roll_die(self, die: str, purpose: str) -> int:
+        faces = self.state.options[f"{die}_die"]
+        return int(faces[self.rng.randbelow(len(faces), purpose)])
+
+    def start_roll(self, seats: list[int]) -> None:
+        """N-S7: both dice for each seat; when every contender has rolled, the highest total starts,
+        and the tied roll again among themselves."""
+        number = self.state.start["round"]
+        for s in seats:
+            red = self.roll_die("red", f"start roll {number} seat {s} red die")
+            black = self.roll_die("black", f"start roll {number} seat {s} black die")
+            self.tell("start_rolled", {"seat": s, "round": number, "red": red, "black": black, "total": red + black})
+        if _still_to_roll(self.state):
+            return
+        rolls = self.state.start["rolls"]
+        best = max(r["total"] for r in rolls.values())
+        tied = [s for s in self.state.start["contenders"] if rolls[str(s)]["total"] == best]
+        if len(tied) > 1:
+            self.tell("start_tied", {"round": number, "seats": tied, "total": best})
+            return
+        seats_in_order = list(self.state.order)
+        i = seats_in_order.index(tied[0])
+        self.tell("start_decided", {"seat": tied[0], "total": best,
+                                    "order": seats_in_order[i:] + seats_in_order[:i]})
+
+
+def decide(state: NuitState, actor: Viewer, command: Command, rng: RandomSource) -> list[Event]:
+    story = _Story(state, command.at_us, rng)
+    if command.name == "roll":
+        seats = [actor.seat] if actor.kind == "seat" and actor.seat is not None else _still_to_roll(state)
+        story.start_roll(seats)
+    return story.events
+
+
+# -- evolve -------------------------------------------------------------------------------------
+
+def _with_player(state: NuitState, seat: int, **changes: Any) -> tuple[Player, ...]:
+    return tuple(replace(p, **changes) if p.seat == seat else p for p in state.players)
+
+
+def _happened(state: NuitState, kind: str, data: Mapping[str, Any]) -> tuple[Mapping[str, Any], ...]:
+    """A public line for the table display: never a tower's content before it is opened."""
+    return ({"kind": kind, **data}, *state.happenings)[:RECENT]
+
+
+def evolve(state: NuitState, event: Event) -> NuitState:
+    new = _evolve(state, event)
+    return replace(new, step=state.step + 1, wall={})
+
+
+def _evolve(state: NuitState, event: Event) -> NuitState:
+    data = event.data
+    kind = event.type
+    if kind == "start_rolled":
+        rolls = {**state.start["rolls"], str(data["seat"]): {k: data[k] for k in ("red", "black", "total")}}
+        return replace(state, start={**state.start, "rolls": rolls})
+    if kind == "start_tied":
+        return replace(state, start={"round": data["round"] + 1, "contenders": list(data["seats"]), "rolls": {},
+                                     "last": dict(state.start["rolls"])},
+                       happenings=_happened(state, "start_tied", {"seats": list(data["seats"])}))
+    if kind == "start_decided":
+        return replace(state, phase="turn", current=data["seat"], order=tuple(data["order"]),
+                       happenings=_happened(state, "starts", {"seat": data["seat"], "total": data["total"]}))
+    if kind == "bottles_taken":
+        player = state.player(data["seat"])
+        taken = data["taken"]
+        return replace(state, players=_with_player(state, player.seat, bottles=player.bottles + taken),
+                       reserve=state.reserve - taken,
+                       happenings=_happened(state, "bottles_taken", {k: data[k] for k in ("seat", "taken", "cause")}))
+    if kind == "bottles_paid":
+        player = state.player(data["seat"])
+        paid = data["paid"]
+        return replace(state, players=_with_player(state, player.seat, bottles=player.bottles - paid),
+                       reserve=state.reserve + paid,
+                       happenings=_happened(state, "bottles_paid", {k: data[k] for k in ("seat", "paid", "cause")}))
+    if kind == "magic_taken":
+        player = state.player(data["seat"])
+        display = tuple(c for c in state.display if c != data["card"])
+        return replace(state, display=display,
+                       players=_with_player(state, player.seat, hand=(*player.hand, data["card"])),
+                       happenings=_happened(state, "magic_taken", {k: data[k] for k in ("seat", "card", "cause")}))
+    if kind == "display_refilled":
+        return replace(state, deck=state.deck[1:], display=(*state.display, data["card"]),
+                       magic_seen=state.magic_seen | {data["card"]})
+    if kind == "magic_returned":
+        player = state.player(data["seat"])
+        hand = tuple(c for c in player.hand if c not in data["cards"])
+        return replace(state, deck=(*state.deck, *data["cards"]),
+                       players=_with_player(state, player.seat, hand=hand),
+                       happenings=_happened(state, "magic_returned", {k: data[k] for k in ("seat", "cards", "cause")}))
+    if kind == "fate_drawn":
+        colour = state.colours.index(data["colour"])
+        stacks = tuple((*s[1:], s[0]) if i == colour else s for i, s in enumerate(state.stacks))
+        return replace(state, stacks=stacks, fate_drawn=(*state.fate_drawn, data["card"]),
+                       happenings=_happened(state, "fate_drawn", {k: data[k] for k in ("seat", "colour", "card",
+                                                                                       "cause")}))
+    if kind == "tower_peeked":
+        peek = (data["seat"], data["tower"])
+        peeks = state.peeks if peek in state.peeks else (*state.peeks, peek)
+        return replace(state, peeks=peeks,
+                       happenings=_happened(state, "tower_peeked", {"seat": data["seat"], "tower": data["tower"]}))
+    if kind == "tower_opened":
+        content = data["content"]
+        towers = tuple(replace(t, opened=True, content=content, found=content) if t.number == data["tower"] else t
+                       for t in state.towers)
+        return replace(state, towers=towers, happenings=_happened(state, "tower_opened", {
+            k: data[k] for k in ("seat", "tower", "content")}))
+    if kind == "onion_taken":
+        player = state.player(data["seat"])
+        towers = tuple(replace(t, content=None) if t.number == data["tower"] else t for t in state.towers)
+        return replace(state, towers=towers, players=_with_player(state, player.seat, onions=player.onions + 1))
+    if kind == "player_moved":
+        return replace(state, players=_with_player(state, data["seat"], location=data["to"]),
+                       happenings=_happened(state, "moved", {k: data[k] for k in ("seat", "to", "cause")}))
+    if kind == "game_won":
+        return replace(state, phase="over", winner=data["seat"], current=None,
+                       happenings=_happened(state, "won", {"seat": data["seat"], "tower": data["tower"]}))
+    raise ValueError(f"la nuit des vampires has no event {kind!r}")
+
+
+def is_over(state: NuitState) -> bool:
+    return state.phase == "over"
+

@@ -1,0 +1,179 @@
+"""What each screen of la nuit des vampires may show, its secrets, its log lines and its actions.
+
+Bottles and magic cards in hand are public (N-S5); so are the display, the stacks' sizes and every
+fate card once drawn. Nobody sees the magic deck's order, an upcoming fate card (the players must
+remember the cycles, N-F6), or a closed tower's content; a Flying Vampire's peek shows one tower to
+its peeker alone (N-F5). The children's assist lists the fate cards drawn so far, never the next.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from companion.games.base import Command, Event, Secret, Viewer
+from companion.games.nuit.options import DEFAULTS, UNVERIFIED
+from companion.games.nuit.rules import GAME_ID, SEAL_NAME, _still_to_roll
+from companion.games.nuit.state import NuitState, Player, Tower
+
+
+def _player_json(state: NuitState, player: Player) -> dict[str, Any]:
+    return {
+        "seat": player.seat,
+        "name": player.name,
+        "bottles": player.bottles,
+        "hand": [state.magic[c].to_json() for c in player.hand],
+        "onions": player.onions,
+        "location": player.location,
+    }
+
+
+def _tower_json(tower: Tower, shown: bool) -> dict[str, Any]:
+    if not shown:
+        return {"tower": tower.number, "opened": tower.opened}
+    return {"tower": tower.number, "opened": tower.opened, "found": tower.found, "empty": tower.content is None,
+            "token": f"tower-{tower.number}-{tower.found}"}
+
+
+def _seal_json(state: NuitState) -> dict[str, Any] | None:
+    if state.commitment is None:
+        return None
+    seal: dict[str, Any] = {"game": GAME_ID, "name": SEAL_NAME, "commitment": state.commitment}
+    if state.phase == "over" and state.winner is not None:
+        # The tomato was found: its tower and the salt open the commitment for anyone to check.
+        seal["tomato"] = next(t.number for t in state.towers if t.found == "tomato")
+        seal["salt"] = state.salt
+    return seal
+
+
+def _picture(state: NuitState) -> dict[str, Any]:
+    picture = state.wall.get("picture")
+    if picture is not None:
+        return picture
+    options = state.options
+    colours = state.colours
+    last = state.fate[state.fate_drawn[-1]].to_json(colours) if state.fate_drawn else None
+    picture = {
+        "game": GAME_ID,
+        "phase": state.phase,
+        "current": state.current,
+        "order": list(state.order),
+        "start": {"round": state.start.get("round"), "contenders": list(state.start.get("contenders", [])),
+                  "rolls": dict(state.start.get("rolls", {})), "last": dict(state.start.get("last", {})),
+                  "waiting": _still_to_roll(state) if state.phase == "start_roll" else []},
+        "players": [_player_json(state, p) for p in state.players],
+        "reserve": state.reserve,
+        "display": [state.magic[c].to_json() for c in state.display],
+        "deck": len(state.deck),
+        "fate_stacks": [{"colour": colours[i], "cards": len(stack)} for i, stack in enumerate(state.stacks)],
+        "last_fate": last,
+        "fate_history": [state.fate[c].to_json(colours) for c in state.fate_drawn]
+        if options["childrens_assist"] else None,
+        "towers": [_tower_json(t, t.opened) for t in state.towers],
+        "seal": _seal_json(state),
+        "happenings": list(state.happenings),
+        "winner": state.winner,
+        "options": options,
+        "unverified": [key for key in UNVERIFIED if options[key] == DEFAULTS[key]],
+    }
+    state.wall["picture"] = picture
+    return picture
+
+
+def view(state: NuitState, viewer: Viewer) -> dict[str, Any]:
+    picture = _picture(state)
+    if viewer.kind != "seat" or viewer.seat is None or not state.seated(viewer.seat):
+        return picture
+    # N-F5: what this seat saw in a tower with a Flying Vampire, for it alone.
+    peeked = [_tower_json(state.tower(n), True) | {"content": state.tower(n).content, "found": None,
+                                                    "token": state.tower(n).token}
+              for s, n in state.peeks if s == viewer.seat and not state.tower(n).opened]
+    return {**picture, "peeked": peeked}
+
+
+def _only(seats: set[int]) -> Callable[[Viewer], bool]:
+    """Visible to these seats alone; to nobody when empty."""
+    return lambda viewer: viewer.kind == "seat" and viewer.seat in seats
+
+
+def secrets(state: NuitState) -> list[Secret]:
+    """Closed towers' contents (a peeker's once peeked) and the seal's salt until the end; the magic
+    deck's unseen cards and the fate cards never drawn, always."""
+    hidden: list[Secret] = []
+    if state.phase != "over":
+        for tower in state.towers:
+            if tower.opened or tower.content is None:
+                continue
+            peekers = {s for s, n in state.peeks if n == tower.number}
+            hidden.append(Secret(tower.token, _only(peekers), f"tower {tower.number}'s content"))
+        if state.salt is not None:
+            hidden.append(Secret(state.salt, _only(set()), "the tower seal's salt"))
+    for position, number in enumerate(state.deck):
+        if number not in state.magic_seen:
+            hidden.append(Secret(state.magic[number].token, _only(set()), f"the magic deck's card {position + 1}"))
+    drawn = set(state.fate_drawn)
+    for colour, stack in enumerate(state.stacks):
+        for position, number in enumerate(stack):
+            if number not in drawn:
+                hidden.append(Secret(state.fate[number].token, _only(set()),
+                                     f"{state.colours[colour]} fate card {position + 1}"))
+    return hidden
+
+
+def actions(state: NuitState, viewer: Viewer) -> list[Command]:
+    """Everything this viewer might do now; the table marks each allowed or not, with the reason."""
+    if state.phase != "start_roll" or viewer.kind == "system":
+        return []
+    if viewer.kind == "seat" and viewer.seat not in state.start.get("contenders", []):
+        return []
+    return [Command("roll")]
+
+
+_WORDS = {
+    "en": {
+        "start_rolled": "seat {seat} rolled {red} + {black} = {total} for the start",
+        "start_tied": "tie at {total}: seats {seats} roll again", "start_decided": "seat {seat} starts",
+        "bottles_taken": "seat {seat} took {taken} of {count} bottles ({cause})",
+        "bottles_paid": "seat {seat} paid {paid} bottles ({cause})",
+        "magic_taken": "seat {seat} took a magic card from the display ({cause})",
+        "display_refilled": "the display was refilled",
+        "magic_returned": "seat {seat} put {number} magic cards under the deck ({cause})",
+        "fate_drawn": "seat {seat} drew a {colour} fate card: {kind} {n}",
+        "tower_peeked": "seat {seat} looked into tower {tower}",
+        "tower_opened": "seat {seat} opened tower {tower}: {content}", "onion_taken": "seat {seat} took the onion",
+        "player_moved": "seat {seat} went to {to}", "game_won": "seat {seat} found the tomato and wins",
+    },
+    "fr": {
+        "start_rolled": "la place {seat} a fait {red} + {black} = {total} pour commencer",
+        "start_tied": "égalité à {total} : les places {seats} relancent", "start_decided": "la place {seat} commence",
+        "bottles_taken": "la place {seat} a pris {taken} bouteilles sur {count} ({cause})",
+        "bottles_paid": "la place {seat} a payé {paid} bouteilles ({cause})",
+        "magic_taken": "la place {seat} a pris une carte magique exposée ({cause})",
+        "display_refilled": "les cartes exposées ont été complétées",
+        "magic_returned": "la place {seat} a remis {number} cartes magiques sous la pioche ({cause})",
+        "fate_drawn": "la place {seat} a tiré une carte destin {colour} : {kind} {n}",
+        "tower_peeked": "la place {seat} a regardé dans la tour {tower}",
+        "tower_opened": "la place {seat} a ouvert la tour {tower} : {content}",
+        "onion_taken": "la place {seat} a pris l'oignon", "player_moved": "la place {seat} va vers {to}",
+        "game_won": "la place {seat} a trouvé la tomate et gagne",
+    },
+}
+_NEVER = ("card", "salt", "commitment")
+"""Event fields no log line names (a peeked content is left out by the templates)."""
+
+
+def describe(event: Event, lang: str) -> str:
+    """One line for logs and `companion replay`: never a peeked tower's content nor the salt."""
+    words = _WORDS.get(lang, _WORDS["en"])
+    template = words.get(event.type, "")
+    if not template:
+        return event.type
+    params: dict[str, Any] = {k: v for k, v in event.data.items() if k not in _NEVER}
+    if event.type == "tower_peeked":
+        params.pop("content", None)
+    if event.type == "magic_returned":
+        params["number"] = len(event.data["cards"])
+    try:
+        return template.format(**params)
+    except (KeyError, IndexError):
+        return event.type

@@ -1,0 +1,29 @@
+"""Finding a player by seat in a game's state (each game's state holds `players` in seat order)."""
+
+from __future__ import annotations
+
+from typing import Generic, Protocol, TypeVar
+
+
+class HasSeat(Protocol):
+    @property
+    def seat(self) -> int: ...
+
+
+P = TypeVar("P", bound=HasSeat)
+
+
+class Seated(Generic[P]):
+    """Mixed into a game state whose `players` field is a tuple of players with a `seat`."""
+
+    players: tuple[P, ...]
+
+    def player(self, seat: int) -> P:
+        for player in self.players:
+            if player.seat == seat:
+                return player
+        raise KeyError(seat)
+
+    def seated(self, seat: int | None) -> bool:
+        """Whether `seat` plays in this game (None, a seat of nobody, never does)."""
+        return seat is not None and any(p.seat == seat for p in self.players)
