@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from companion.games.base import seat_number
 from companion.store import RecordedEvent
 
 log = logging.getLogger(__name__)
@@ -49,9 +50,7 @@ def _seat(who: object) -> int | None:
     """A seat from "seat:N" (the referee's contestants) or N (a game's own seat numbers)."""
     if isinstance(who, int) and not isinstance(who, bool):
         return who
-    if isinstance(who, str) and who.startswith("seat:") and who[5:].isdigit():
-        return int(who[5:])
-    return None
+    return seat_number(who)
 
 
 def _seats(whos: Iterable[object]) -> frozenset[int]:
@@ -75,14 +74,14 @@ def signal_for(event: RecordedEvent) -> Signal | None:
     early = _seats(_who(decision.get("false_starts") or []))
     if decision.get("outcome") == "faults":
         return Signal(blinking=early | _seats(_who(decision.get("order") or [])), beep=FAULT_BEEP)
-    # A game may judge closer than the referee (the garlic game's tie window): its own verdict,
-    # when it gives one, is what the lamps show.
-    outcome = data.get("outcome", decision.get("outcome"))
-    winner = _seat(data.get("winner") if "outcome" in data else data.get("winner") or decision.get("winner"))
+    # The game's verdict, not the referee's: a game may judge closer (the garlic game's tie
+    # window) or draw a tie's winner. Its event names the winner; a game with its own tie list
+    # (`tied`) and outcome says so, else the referee's stand.
+    winner = _seat(data.get("winner"))
     if winner is not None:
         return Signal(lit=frozenset({winner}), blinking=early, beep=WIN_BEEP)
-    if outcome == "tie":
-        tied = data.get("tied") if "tied" in data else decision.get("tied_first")
+    if data.get("outcome", decision.get("outcome")) == "tie":
+        tied = data["tied"] if "tied" in data else decision.get("tied_first")
         return Signal(lit=_seats(tied or []), blinking=early, beep=TIE_BEEP)
     return Signal(blinking=early, beep=FAULT_BEEP if early else None)
 

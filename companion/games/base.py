@@ -59,6 +59,14 @@ def seat(number: int) -> Viewer:
     return Viewer("seat", number)
 
 
+def seat_number(who: object) -> int | None:
+    """The seat a contestant's name ("seat:N", as the referee and the log write it) stands for;
+    None for anything else (the table, a malformed name)."""
+    if isinstance(who, str) and who.startswith("seat:") and who[5:].isdigit():
+        return int(who[5:])
+    return None
+
+
 Actor = Viewer
 
 

@@ -23,8 +23,11 @@ log = logging.getLogger(__name__)
 
 def due_us(deadline: Deadline, now_us: int) -> int:
     """When the deadline falls on today's timeline (a reboot restarts the monotonic clock)."""
-    if deadline.since_us <= now_us:
-        return deadline.at_us
+    return deadline.at_us if deadline.since_us <= now_us else full_wait_from(deadline, now_us)
+
+
+def full_wait_from(deadline: Deadline, now_us: int) -> int:
+    """The deadline with its whole wait given again from now (after a reboot, or a pause)."""
     return now_us + max(0, deadline.at_us - deadline.since_us)
 
 
@@ -57,7 +60,7 @@ class Timekeeper:
                 self._due_us = 0
             elif resumed and self._held:
                 # A choice cannot run out while the table is paused: the wait starts again.
-                self._due_us = now + deadline.at_us - deadline.since_us
+                self._due_us = full_wait_from(deadline, now)
             else:
                 self._due_us = due_us(deadline, now)
             self._held = False

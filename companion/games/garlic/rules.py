@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 from companion.fairness.rng import RandomSource, shuffled
-from companion.games.base import Command, Deadline, Event, Rejection, SeatInfo, Viewer
+from companion.games.base import Command, Deadline, Event, Rejection, SeatInfo, Viewer, seat_number
 from companion.games.garlic.options import EFFECT
 from companion.games.garlic.state import (
     BAT_KINDS,
@@ -34,9 +34,9 @@ from companion.games.reactions import with_round
 from companion.games.story import Story
 
 TURN_PHASES = ("claim", "bat", "moon", "moon_look")
+"""Phases where the first slapper must act before a timeout."""
 BAT_TARGETS = {"turn_down": "own_up", "clear": "own_down", "turn_up": "other_down"}
 """S-S6's three choices name the same cards as the claims of S-S5."""
-"""Phases where the first slapper must act before a timeout."""
 
 
 # -- setup (S-S1) -----------------------------------------------------------------------------
@@ -75,11 +75,11 @@ def _is(value: Any, number: int) -> bool:
     return not isinstance(value, bool) and value == number
 
 
-def _is_up(state: GarlicState, where: tuple[int, int]) -> bool:
+def is_up(state: GarlicState, where: tuple[int, int]) -> bool:
     return state.player(where[0]).slots[where[1]].up
 
 
-def _others_face_down(state: GarlicState, seat: int) -> int:
+def others_face_down(state: GarlicState, seat: int) -> int:
     return sum(len(p.face_down()) for p in state.players if p.seat != seat)
 
 
@@ -101,7 +101,7 @@ def _target(state: GarlicState, actor: int, kind: str, args: Mapping[str, Any]
     where = _slot_of(state, seat, args.get("slot"))
     if where is None:
         return None, Rejection("bad_card")
-    if _is_up(state, where) != want_up:
+    if is_up(state, where) != want_up:
         return None, Rejection("card_face_down" if want_up else "card_face_up")
     return where, None
 
@@ -116,11 +116,11 @@ def _moon_pair(state: GarlicState, actor: int, args: Mapping[str, Any]
     a, b = _slot_of(state, *raw_a), _slot_of(state, *raw_b)
     if a is None or b is None or a == b:
         return None, Rejection("bad_card")
-    up_a, up_b = _is_up(state, a), _is_up(state, b)
+    up_a, up_b = is_up(state, a), is_up(state, b)
     if up_a != up_b:
         return None, Rejection("moon_same_side")
     if up_a:
-        if _others_face_down(state, actor) >= 2:
+        if others_face_down(state, actor) >= 2:
             return None, Rejection("moon_face_down_first")
         if a[0] == b[0]:
             return None, Rejection("moon_two_players")
@@ -156,7 +156,7 @@ def validate(state: GarlicState, actor: Viewer, command: Command) -> Rejection |
         where = _slot_of(state, actor.seat, args.get("slot"))
         if where is None:
             return Rejection("bad_card")
-        return Rejection("card_face_up") if _is_up(state, where) else None
+        return Rejection("card_face_up") if is_up(state, where) else None
     if name == "judge":
         return _validate_judge(state, actor, args)
     if name not in ("claim", "no_claim", "bat", "moon", "swap", "keep", "pass"):
@@ -213,14 +213,14 @@ def _validate_slapper(state: GarlicState, actor: Viewer, name: str, args: Mappin
             face = args.get("face")
             if face not in ("down", "up"):
                 return Rejection("bad_arguments", {"detail": "face"})
-            if face == "up" and _others_face_down(state, slapper) >= 2:
+            if face == "up" and others_face_down(state, slapper) >= 2:
                 return Rejection("moon_face_down_first")
             return None
         pair, rejection = _moon_pair(state, slapper, args)
         if rejection is not None:
             return rejection
         assert pair is not None
-        if args.get("look") and _is_up(state, pair[0]):
+        if args.get("look") and is_up(state, pair[0]):
             return Rejection("moon_look_face_down")
         return None
     if name == "keep" and state.options["moon_must_swap_after_looking"]:
@@ -367,10 +367,10 @@ class _Story(Story[GarlicState]):
         state = self.state
         options = state.options
         mode = state.turn.get("mode", "race")
-        order = [row for row in decision.get("order", []) if _seat_of(row.get("who")) is not None]
-        false_starts = [_seat_of(row.get("who")) for row in decision.get("false_starts", [])]
-        seen = dict.fromkeys(_seat_of(row["who"]) for row in order)
-        slappers = [s for s in seen if s is not None and state.seated(s)]
+        order = [row for row in decision.get("order", []) if seat_number(row.get("who")) is not None]
+        false_starts = [seat_number(row.get("who")) for row in decision.get("false_starts", [])]
+        slappers = [s for s in dict.fromkeys(seat_number(row["who"]) for row in order)
+                    if s is not None and state.seated(s)]
         outcome, winner, tied, drawn_from = "no_reaction", None, [], None
         if mode == "hands_off":
             outcome = "faults" if slappers else "clean"
@@ -379,8 +379,8 @@ class _Story(Story[GarlicState]):
             # tie) or within the table's epsilon; never settled by seat order.
             first_gap = int(order[0].get("gap_us", 0))
             epsilon_us = options["tie_epsilon_ms"] * 1000
-            close = {_seat_of(w) for w in decision.get("tied_first") or []}
-            close |= {_seat_of(row["who"]) for row in order if int(row.get("gap_us", 0)) - first_gap <= epsilon_us}
+            close = {seat_number(w) for w in decision.get("tied_first") or []}
+            close |= {seat_number(row["who"]) for row in order if int(row.get("gap_us", 0)) - first_gap <= epsilon_us}
             tied = [s for s in slappers if s in close]
             if len(tied) > 1 and options["tie_policy"] == "draw":
                 drawn_from = tied
@@ -469,12 +469,6 @@ class _Story(Story[GarlicState]):
         self.end_action()
 
 
-def _seat_of(who: Any) -> int | None:
-    if isinstance(who, str) and who.startswith("seat:") and who[5:].isdigit():
-        return int(who[5:])
-    return None
-
-
 def decide(state: GarlicState, actor: Viewer, command: Command, rng: RandomSource) -> list[Event]:
     story = _Story(state, command.at_us, rng)
     name, args = command.name, command.args
@@ -490,7 +484,6 @@ def decide(state: GarlicState, actor: Viewer, command: Command, rng: RandomSourc
         assert actor.seat is not None
         reason = next(p.reason for p in state.penalties if p.seat == actor.seat)
         story.pay_by_reopening(actor.seat, reason, int(args["slot"]), chosen=True)
-        _after_penalty(story)
     elif name == "claim":
         assert actor.seat is not None
         where, _ = _target(state, actor.seat, args["kind"], args)
@@ -526,7 +519,9 @@ def decide(state: GarlicState, actor: Viewer, command: Command, rng: RandomSourc
     elif name == "pass":
         story.tell("action_passed", {"seat": state.turn["seat"], "cause": "declined"})
         story.end_action()
-    if story.state.penalties and story.state.phase != "over":
+    if story.state.phase != "over":
+        # Whatever the command, a penalty that leaves no choice is paid now, and the turn ends
+        # once the last penalty it waited for is paid.
         story.pay_what_leaves_no_choice()
         _after_penalty(story)
     return story.events
@@ -546,7 +541,7 @@ def _moon(story: _Story, actor: Viewer, args: Mapping[str, Any]) -> None:
         story.tell("moon_looked", {"seat": state.turn["seat"], "a": list(a), "b": list(b), "cards": cards,
                                    "since_us": story.at_us}, reveals=True)
         return
-    story.swap(a, b, "up" if _is_up(state, a) else "down")
+    story.swap(a, b, "up" if is_up(state, a) else "down")
 
 
 def _judge(story: _Story, actor: Viewer, right: bool) -> None:
@@ -585,7 +580,6 @@ def _time_out(story: _Story) -> None:
         down = state.player(penalty.seat).face_down()
         slot = down[story.rng.randbelow(len(down), f"penalty card of seat {penalty.seat}")]
         story.pay_by_reopening(penalty.seat, penalty.reason, slot, chosen=True)
-        _after_penalty(story)
         return
     seat = state.turn["seat"]
     if state.phase == "claim":

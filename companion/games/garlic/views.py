@@ -12,7 +12,7 @@ from typing import Any
 
 from companion.games.base import Command, Event, Secret, Viewer
 from companion.games.garlic.options import DEFAULTS, UNVERIFIED
-from companion.games.garlic.rules import _is_up, _others_face_down, deadline
+from companion.games.garlic.rules import deadline, is_up, others_face_down
 from companion.games.garlic.state import BAT_KINDS, CLAIM_KINDS, GarlicState, Player
 
 
@@ -87,7 +87,7 @@ def _picture(state: GarlicState) -> dict[str, Any]:
         "unverified": [key for key in UNVERIFIED if options[key] == DEFAULTS[key]
                        and not (key == "deck" and options["deck_counted"])],
         "moon_face_up_allowed": state.phase == "moon" and state.turn.get("seat") is not None
-        and _others_face_down(state, state.turn["seat"]) < 2,
+        and others_face_down(state, state.turn["seat"]) < 2,
     }
     state.wall["picture"] = picture
     return picture
@@ -193,10 +193,10 @@ def _moon_commands(state: GarlicState, me: int) -> list[Command]:
     commands = []
     for n, a in enumerate(places):
         for b in places[n + 1:]:
-            if _is_up(state, a) != _is_up(state, b):
+            if is_up(state, a) != is_up(state, b):
                 continue
             args = {"a": list(a), "b": list(b)}
-            if _is_up(state, a):
+            if is_up(state, a):
                 commands.append(Command("moon", args))
             else:
                 commands += [Command("moon", {**args, "look": True}), Command("moon", {**args, "look": False})]
