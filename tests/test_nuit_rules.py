@@ -102,7 +102,8 @@ def new_game(players: int = 3, tomato: int = 3, draws: Sequence[tuple[str, int]]
 
 def playing(players: int = 3, tomato: int = 3, **options: Any) -> NuitState:
     """A game past its start roll, seat 1 to play."""
-    return replace(new_game(players, tomato, **options), phase="turn", current=1, start={}, wall={})
+    return replace(new_game(players, tomato, **options), phase="turn", current=1, start={}, wall={},
+                   turn={"stage": "choose", "seat": 1}, turns=1)
 
 
 def assert_conserved(state: NuitState) -> None:
@@ -278,15 +279,21 @@ def test_n_s7_the_tied_roll_again_among_themselves() -> None:
     assert state.current == 3
 
 
-def test_n_s7_the_start_roll_is_the_only_command_until_the_turn_flow_exists() -> None:
+def test_n_s7_the_start_roll_comes_first_then_the_starter_moves_or_replenishes() -> None:
     state = new_game(players=2)
     assert refuse(state, SYSTEM, "roll") == "not_authorized"
-    assert refuse(state, seat(1), "move", spaces=2) == "unknown_command"
+    assert refuse(state, seat(1), "move") == "not_now"
+    assert refuse(state, seat(1), "fly_away") == "unknown_command"
     assert refuse(state, seat(5), "roll") == "not_seated"
     assert GAME.actions(state, seat(1)) == [Command("roll")]
     state, _ = do(state, TABLE, "roll", [*faces(1, 1, 4, 3), *faces(1, 2, 1, 1)])
-    assert refuse(state, seat(1), "roll") == "not_yet_playable"
-    assert GAME.actions(state, seat(1)) == []
+    assert refuse(state, seat(1), "roll") == "not_now"
+    assert state.turn == {"stage": "choose", "seat": 1}
+    # Seat 1 holds three elixirs (the built order): cashing them is open to it at any time.
+    assert GAME.actions(state, seat(1)) == [Command("move"), Command("replenish"),
+                                            *(Command("cash", {"card": c}) for c in (0, 1, 2))]
+    assert GAME.actions(state, seat(2)) == [Command("cash", {"card": c}) for c in (3, 4, 5)]
+    assert refuse(state, seat(2), "move") == "waiting_for"
 
 
 # -- the ledger (N-L1, N-L3, N-L4) ---------------------------------------------------------------------
@@ -449,7 +456,9 @@ def test_physical_towers_the_companion_knows_nothing_and_is_told_what_was_found(
     assert state.commitment is None and all(t.content is None for t in state.towers)
     assert GAME.view(state, TABLE)["seal"] is None
     assert refused(open_tower(state, 1, 2)) == "say_what_was_found"
-    assert refused(peek_tower(state, 1, 2)) == "peek_the_real_tower"
+    # A flying vampire looks into the real tower: the companion records which, not what.
+    assert apply(state, peek_tower(state, 1, 2)).peeks == ((1, 2),)
+    assert peek_tower(state, 1, 2)[0].data["content"] is None  # type: ignore[index]
     state = apply(state, open_tower(state, 1, 2, found="onion"))
     assert state.player(1).onions == 1 and state.tower(2).opened
     state = apply(state, open_tower(state, 2, 4, found="tomato"))

@@ -155,6 +155,8 @@ class GameDefinition(Generic[S]):
     * `is_over(state)`: the rules ended the game (a win); the table then closes it and reveals
       the seed, as when the host ends it.
     * `deadline(state)`: the system command due when a wait runs out, if the game waits on one.
+    * `close(state)`: the state once the table closed the game, whoever ended it: a game whose
+      hidden facts become public at the end (a sealed placement) shows them from then on.
     """
 
     id: str
@@ -177,6 +179,7 @@ class GameDefinition(Generic[S]):
     seated_only: bool = False
     is_over: Callable[[S], bool] = field(default=lambda state: False)
     deadline: Callable[[S], Deadline | None] = field(default=lambda state: None)
+    close: Callable[[S], S] = field(default=lambda state: state)
 
 
 @dataclass(frozen=True, slots=True)

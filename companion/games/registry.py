@@ -9,6 +9,8 @@ from companion.games.base import GameDefinition
 from companion.games.buzzer_quiz import BUZZER_QUIZ
 from companion.games.dice_tray import DICE_TRAY
 from companion.games.garlic import GARLIC_SLAP
+from companion.games.nuit import NUIT_DES_VAMPIRES
 
-GAMES: Mapping[str, GameDefinition[Any]] = {game.id: game for game in (DICE_TRAY, BUZZER_QUIZ, GARLIC_SLAP)}
+GAMES: Mapping[str, GameDefinition[Any]] = {
+    game.id: game for game in (DICE_TRAY, BUZZER_QUIZ, GARLIC_SLAP, NUIT_DES_VAMPIRES)}
 """The games a host can start."""

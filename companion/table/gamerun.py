@@ -158,6 +158,7 @@ class GameRun:
             return
         if record.type == GAME_ENDED:
             self.ended = True
+            self.state = self.definition.close(self.state)
             self.undo_stack.clear()
             self.undo_wall = "game_over"
             return

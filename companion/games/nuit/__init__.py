@@ -4,17 +4,18 @@ The board stays physical: players move their pawns and tell the companion where 
 companion keeps what is secret, random or counted: the tomato's tower (sealed at setup), the fate
 stacks' fixed cycles, the magic deck, the dice and every bottle and card.
 
-Not registered in companion/games/registry.py yet: only the setup, the start roll and the ledger
-primitives are written; the turn flow (move, magic cards, duels, fate choices, replenish, the
-castle and the oubliettes) is still to come.
+The rules are split by concept: options.py (the table's choices and the unverified facts),
+state.py, rules.py (setup, the ledger primitives, evolve), turn.py (what may be done now and the
+story each command tells), views.py (what each screen may see, secrets, actions, log lines).
 """
 
 from __future__ import annotations
 
 from companion.games.base import Command, GameDefinition
 from companion.games.nuit.options import MAX_PLAYERS, MIN_PLAYERS, normalize_options, options_schema
-from companion.games.nuit.rules import GAME_ID, decide, evolve, is_over, setup, validate
+from companion.games.nuit.rules import GAME_ID, close, evolve, is_over, setup
 from companion.games.nuit.state import NuitState
+from companion.games.nuit.turn import decide, validate
 from companion.games.nuit.views import actions, describe, secrets, view
 
 NUIT_DES_VAMPIRES: GameDefinition[NuitState] = GameDefinition(
@@ -35,4 +36,5 @@ NUIT_DES_VAMPIRES: GameDefinition[NuitState] = GameDefinition(
     table_button=Command("roll"),
     seated_only=True,
     is_over=is_over,
+    close=close,
 )

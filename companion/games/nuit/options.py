@@ -43,6 +43,8 @@ DEFAULT_MAGIC = {"elixir_1": 4, "elixir_2": 3, "elixir_3": 2, "glove": 4, "tempo
 TOWER_MODES = ("digital_secret", "physical")
 FLYING_TARGETS = ("same_colour_space", "any_space")
 GOOD_READINGS = ("kinds", "both")
+UNPAID_TAX = ("keep_bottles", "pay_all")
+"""Ambiguity 10: a player who cannot pay the castle tax keeps their bottles, or pays all they have."""
 
 DEFAULTS: dict[str, Any] = {
     "tower_mode": "digital_secret",
@@ -60,6 +62,7 @@ DEFAULTS: dict[str, Any] = {
     "max_magic_per_move": 3,
     "duel_cards_per_roll": 1,
     "oubliette_bribe": 4,
+    "unpaid_tax": "keep_bottles",
     "flying_vampire_target": "same_colour_space",
     "good_card_reading": "kinds",
     "childrens_assist": False,
@@ -152,10 +155,14 @@ def normalize_options(options: Mapping[str, Any]) -> dict[str, Any]:
             or len(set(outer)) != len(outer):
         raise OptionsError("outer_start_spaces_used_with_players",
                            f"different player counts from {MIN_PLAYERS} to {MAX_PLAYERS}")
+    black, red = _die(options, "black_die"), _die(options, "red_die")
+    if len(set(black)) == 1 and set(black) == set(red):
+        # N-D2: a tie is rolled again; two dice that always show the same pips would tie forever.
+        raise OptionsError("red_die", "the red and black dice cannot both show one same number on every face")
     return {
         "tower_mode": read.choice("tower_mode", TOWER_MODES),
-        "black_die": _die(options, "black_die"),
-        "red_die": _die(options, "red_die"),
+        "black_die": black,
+        "red_die": red,
         "fate_colours": _colours(options),
         "fate_stack": _fate_stack(options),
         "magic_cards": _magic(options, display + MAX_PLAYERS * start_magic),
@@ -168,6 +175,7 @@ def normalize_options(options: Mapping[str, Any]) -> dict[str, Any]:
         "max_magic_per_move": read.number("max_magic_per_move", 1, 10, whole=True),
         "duel_cards_per_roll": read.number("duel_cards_per_roll", 0, 3, whole=True),
         "oubliette_bribe": read.number("oubliette_bribe", 0, max_bottles, whole=True),
+        "unpaid_tax": read.choice("unpaid_tax", UNPAID_TAX),
         "flying_vampire_target": read.choice("flying_vampire_target", FLYING_TARGETS),
         "good_card_reading": read.choice("good_card_reading", GOOD_READINGS),
         "childrens_assist": read.flag("childrens_assist"),
@@ -185,23 +193,26 @@ def options_schema(defaults: Mapping[str, Any]) -> list[dict[str, Any]]:
         return schema_option(start, key, en, fr, values, **extra)
 
     unverified = UNVERIFIED_NOTE
+
+    def entry(key: str, en: str, fr: str, item: str, **extra: Any) -> dict[str, Any]:
+        """A list the owner types in from their box (kind "list": comma-separated numbers or names)."""
+        return {"key": key, "kind": "list", "item": item, "label": {"en": en, "fr": fr}, "default": start[key],
+                "length": len(DEFAULTS[key]) if key in ("fate_colours", "elixir_values") else None, **extra}
     return [
         option("tower_mode", "The tomato", "La tomate", [
             ("digital_secret", "the companion hides it (recommended)", "le compagnon la cache (recommandé)"),
             ("physical", "a player hides it in the real towers", "un joueur la cache dans les vraies tours")]),
-        option("red_die", "Red die", "Dé rouge", [
-            ([1, 2, 2, 3, 3, 4], "1, 2, 2, 3, 3, 4", "1, 2, 2, 3, 3, 4")], note=unverified),
-        option("black_die", "Black die", "Dé noir", [([1, 1, 2, 2, 3, 3], "1, 1, 2, 2, 3, 3", "1, 1, 2, 2, 3, 3")]),
-        option("fate_colours", "Fate card colours", "Couleurs des cartes destin", [
-            (["fate-1", "fate-2", "fate-3"], "fate-1, fate-2, fate-3", "fate-1, fate-2, fate-3")], note=unverified),
+        entry("red_die", "Red die (faces)", "Dé rouge (faces)", "number", note=unverified),
+        entry("black_die", "Black die (faces)", "Dé noir (faces)", "number"),
+        entry("fate_colours", "Fate card colours", "Couleurs des cartes destin", "text", note=unverified),
         {"key": "fate_stack", "kind": "fate_stack",
          "label": {"en": "Fate cards of each colour (n = the colour's number)",
                    "fr": "Cartes destin de chaque couleur (n = le numéro de la couleur)"},
          "kinds": list(FATE_KINDS), "default": start["fate_stack"], "note": unverified},
         {"key": "magic_cards", "kind": "counts", "label": {"en": "Magic cards", "fr": "Cartes magiques"},
          "keys": list(MAGIC_KINDS), "default": start["magic_cards"]},
-        option("elixir_values", "Bottles per elixir (three kinds)", "Bouteilles par élixir (trois sortes)", [
-            ([1, 2, 3], "1, 2, 3", "1, 2, 3")], note=unverified),
+        entry("elixir_values", "Bottles per elixir (three kinds)", "Bouteilles par élixir (trois sortes)", "number",
+              note=unverified),
         option("good_card_reading", "Good fate cards", "Cartes destin favorables", [
             ("kinds", "a magic card or bottles: two kinds", "une carte magique ou des bouteilles : deux sortes"),
             ("both", "one card gives both", "une carte donne les deux")]),
@@ -213,6 +224,9 @@ def options_schema(defaults: Mapping[str, Any]) -> list[dict[str, Any]]:
             (True, "listed for everyone (children's help)", "listées pour tous (aide aux enfants)")]),
         option("oubliette_bribe", "Leaving the oubliettes costs", "Sortir des oubliettes coûte",
                [(n, f"{n} bottles", f"{n} bouteilles") for n in (4, 3, 5)]),
+        option("unpaid_tax", "A player who cannot pay the castle tax", "Qui ne peut pas payer la taxe du château", [
+            ("keep_bottles", "keeps their bottles (oubliettes)", "garde ses bouteilles (oubliettes)"),
+            ("pay_all", "pays all they have (oubliettes)", "paie tout ce qu'il a (oubliettes)")]),
         option("outer_start_spaces_used_with_players", "The two outer start spaces are used with",
                "Les deux cases de départ extérieures servent à", [
                    ([5, 6], "5 or 6 players", "5 ou 6 joueurs"),

@@ -1,16 +1,15 @@
 """La nuit des vampires' rules (N-S*, N-L*, N-T*, N-F*, N-C*, N-E1 in rules/nuit-des-vampires.md),
 as pure functions: the setup, the start roll, and the ledger primitives the turn flow is built on.
 
-`validate` says whether a command may be played now; `decide` turns it into events; `evolve`
-applies one event. `decide` tells the story by evolving as it goes (`_Story`), so each consequence
+`evolve` applies one event; turn.py's `validate` says whether a command may be played now and
+its `decide` turns it into events. `decide` tells the story by evolving as it goes (`_Story`), so each consequence
 is decided on the state the previous one left, exactly as a replay will see it.
 
 The primitives (`take_bottles`, `pay_bottles`, `take_magic`, `give_back_magic`, `draw_fate`,
 `open_tower`, `peek_tower`) check a limit and return a Rejection, or the events that carry the
 change out; the turn flow tells those events in its own story (`_Story.apply`).
 
-The turn itself (moving, magic cards, duels, the castle, the oubliettes) is not written yet: in
-the `turn` phase every command is refused with `not_yet_playable`.
+The turn itself (moving, magic cards, duels, the castle, the oubliettes) is told in turn.py.
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ from typing import Any
 
 from companion.fairness.rng import RandomSource, shuffled
 from companion.fairness.sealed import seal
-from companion.games.base import Command, Event, Rejection, SeatInfo, Viewer
+from companion.games.base import Event, Rejection, SeatInfo
 from companion.games.nuit.options import BOTTLES, FATE_COLOURS, TOWERS
 from companion.games.nuit.state import (
     ONION,
@@ -146,7 +145,7 @@ def give_back_magic(state: NuitState, seat: int, cards: Sequence[int], cause: st
     if refused:
         return refused
     hand = state.player(seat).hand
-    if len(set(cards)) != len(cards) or any(isinstance(c, bool) or c not in hand for c in cards):
+    if any(not _count(c) for c in cards) or len(set(cards)) != len(cards) or any(c not in hand for c in cards):
         return Rejection("not_in_hand")
     return [Event("magic_returned", {"seat": seat, "cards": list(cards), "cause": cause})]
 
@@ -205,6 +204,9 @@ def open_tower(state: NuitState, seat: int, number: int, found: str | None = Non
     content = found if state.physical else state.tower(number).content
     if content not in (TOMATO, ONION):
         return Rejection("say_what_was_found")
+    if state.physical and content == ONION and sum(t.found == ONION for t in state.towers) >= TOWERS - 1:
+        # The box holds one tomato and four onions: the last closed tower holds the tomato.
+        return Rejection("onions_all_found")
 
     def tell(story: _Story) -> None:
         story.tell("tower_opened", {"seat": seat, "tower": number, "content": content}, reveals=not state.physical)
@@ -219,44 +221,22 @@ def open_tower(state: NuitState, seat: int, number: int, found: str | None = Non
 
 def peek_tower(state: NuitState, seat: int, number: int) -> Outcome:
     """N-F5 (Flying Vampire): only the peeker learns the content; the pawn stays, nothing is taken
-    (ambiguity 6). With physical towers the player peeks into the real one."""
+    (ambiguity 6). With physical towers the player looks into the real one: the companion only
+    records which tower was looked into."""
     refused = _tower_refusal(state, seat, number)
     if refused:
         return refused
-    if state.physical:
-        return Rejection("peek_the_real_tower")
-    return [Event("tower_peeked", {"seat": seat, "tower": number, "content": state.tower(number).content},
-                  reveals=True)]
+    content = None if state.physical else state.tower(number).content
+    return [Event("tower_peeked", {"seat": seat, "tower": number, "content": content}, reveals=not state.physical)]
 
 
-# -- validate -----------------------------------------------------------------------------------
-
-def validate(state: NuitState, actor: Viewer, command: Command) -> Rejection | None:
-    name = command.name
-    if actor.kind == "seat" and not state.seated(actor.seat):
-        return Rejection("not_seated")
-    if state.phase == "over":
-        return Rejection("game_over")
-    if name != "roll":
-        return Rejection("unknown_command", {"command": str(name)[:40]})
-    if state.phase != "start_roll":
-        return Rejection("not_yet_playable")
-    if actor.kind == "system":
-        return Rejection("not_authorized")
-    waiting = _still_to_roll(state)
-    if actor.kind == "seat":
-        if actor.seat not in state.start["contenders"]:
-            return Rejection("not_in_start_roll")
-        return None if actor.seat in waiting else Rejection("already_rolled")
-    return None if waiting else Rejection("not_now")
-
-
-def _still_to_roll(state: NuitState) -> list[int]:
+def still_to_roll(state: NuitState) -> list[int]:
+    """N-S7: the contenders of this start round who have not rolled yet."""
     rolls = state.start.get("rolls", {})
     return [s for s in state.start.get("contenders", []) if str(s) not in rolls]
 
 
-# -- decide -------------------------------------------------------------------------------------
+# -- the story of a command ----------------------------------------------------------------------
 
 class _NoRandom:
     """The primitives decide nothing by chance."""
@@ -296,7 +276,7 @@ class _Story(Story[NuitState]):
             red = self.roll_die("red", f"start roll {number} seat {s} red die")
             black = self.roll_die("black", f"start roll {number} seat {s} black die")
             self.tell("start_rolled", {"seat": s, "round": number, "red": red, "black": black, "total": red + black})
-        if _still_to_roll(self.state):
+        if still_to_roll(self.state):
             return
         rolls = self.state.start["rolls"]
         best = max(r["total"] for r in rolls.values())
@@ -308,14 +288,6 @@ class _Story(Story[NuitState]):
         i = seats_in_order.index(tied[0])
         self.tell("start_decided", {"seat": tied[0], "total": best,
                                     "order": seats_in_order[i:] + seats_in_order[:i]})
-
-
-def decide(state: NuitState, actor: Viewer, command: Command, rng: RandomSource) -> list[Event]:
-    story = _Story(state, command.at_us, rng)
-    if command.name == "roll":
-        seats = [actor.seat] if actor.kind == "seat" and actor.seat is not None else _still_to_roll(state)
-        story.start_roll(seats)
-    return story.events
 
 
 # -- evolve -------------------------------------------------------------------------------------
@@ -346,6 +318,7 @@ def _evolve(state: NuitState, event: Event) -> NuitState:
                        happenings=_happened(state, "start_tied", {"seats": list(data["seats"])}))
     if kind == "start_decided":
         return replace(state, phase="turn", current=data["seat"], order=tuple(data["order"]),
+                       turn={"stage": "choose", "seat": data["seat"]}, turns=1,
                        happenings=_happened(state, "starts", {"seat": data["seat"], "total": data["total"]}))
     if kind == "bottles_taken":
         player = state.player(data["seat"])
@@ -362,7 +335,10 @@ def _evolve(state: NuitState, event: Event) -> NuitState:
     if kind == "magic_taken":
         player = state.player(data["seat"])
         display = tuple(c for c in state.display if c != data["card"])
-        return replace(state, display=display,
+        move = state.move
+        if data["cause"] == "onion":
+            move = {**move, "bonus": move["bonus"] - 1}
+        return replace(state, display=display, move=move,
                        players=_with_player(state, player.seat, hand=(*player.hand, data["card"])),
                        happenings=_happened(state, "magic_taken", {k: data[k] for k in ("seat", "card", "cause")}))
     if kind == "display_refilled":
@@ -398,10 +374,134 @@ def _evolve(state: NuitState, event: Event) -> NuitState:
     if kind == "player_moved":
         return replace(state, players=_with_player(state, data["seat"], location=data["to"]),
                        happenings=_happened(state, "moved", {k: data[k] for k in ("seat", "to", "cause")}))
+    if kind in _TURN_EVENTS:
+        return _TURN_EVENTS[kind](state, data)
     if kind == "game_won":
         return replace(state, phase="over", winner=data["seat"], current=None,
                        happenings=_happened(state, "won", {"seat": data["seat"], "tower": data["tower"]}))
     raise ValueError(f"la nuit des vampires has no event {kind!r}")
+
+
+def _turn_passed(state: NuitState, data: Mapping[str, Any]) -> NuitState:
+    return replace(state, current=data["seat"], turn={"stage": "choose", "seat": data["seat"]}, move={},
+                   duel=None, turns=state.turns + 1)
+
+
+def _asked(state: NuitState, data: Mapping[str, Any]) -> NuitState:
+    return replace(state, turn={"stage": data["choice"], **{k: v for k, v in data.items() if k != "choice"}})
+
+
+def _move_begun(state: NuitState, data: Mapping[str, Any]) -> NuitState:
+    return replace(state, turn={"stage": "moving", "seat": data["seat"]},
+                   move={"played": 0, "tempo": 0, "bonus": data["bonus"], "from": data["from"]},
+                   happenings=_happened(state, "move_begun", {"seat": data["seat"]}))
+
+
+def _magic_played(state: NuitState, data: Mapping[str, Any]) -> NuitState:
+    """N-L3: a used card goes under the deck; it counts toward N-L2 unless it is a duel card."""
+    player = state.player(data["seat"])
+    card = data["card"]
+    changes: dict[str, Any] = {
+        "players": _with_player(state, player.seat, hand=tuple(c for c in player.hand if c != card)),
+        "deck": (*state.deck, card),
+        "happenings": _happened(state, "magic_played", {k: data[k] for k in ("seat", "card", "kind")}
+                                | {k: data[k] for k in ("spaces", "use", "from") if k in data}),
+    }
+    if data["counted"]:
+        changes["move"] = {**state.move, "played": state.move.get("played", 0) + 1,
+                           "tempo": state.move.get("tempo", 0) + data.get("spaces", 0)}
+    if data.get("use") == "place":
+        changes["bridges"] = state.bridges + 1
+    if state.duel is not None and data["kind"].startswith("duel_"):
+        played = {**state.duel["played"], str(data["seat"]): [*state.duel["played"][str(data["seat"])], card]}
+        changes["duel"] = {**state.duel, "played": played}
+    return replace(state, **changes)
+
+
+def _magic_stolen(state: NuitState, data: Mapping[str, Any]) -> NuitState:
+    thief, victim = state.player(data["seat"]), state.player(data["from"])
+    players = tuple(replace(p, hand=(*p.hand, data["card"])) if p.seat == thief.seat
+                    else replace(p, hand=tuple(c for c in p.hand if c != data["card"])) if p.seat == victim.seat
+                    else p for p in state.players)
+    return replace(state, players=players,
+                   happenings=_happened(state, "magic_stolen", {k: data[k] for k in ("seat", "from", "card")}))
+
+
+def _dice_rolled(state: NuitState, data: Mapping[str, Any]) -> NuitState:
+    return replace(state, last_roll=dict(data), happenings=_happened(state, "dice_rolled", dict(data)))
+
+
+def _duel_begun(state: NuitState, data: Mapping[str, Any]) -> NuitState:
+    attacker, defender = data["attacker"], data["defender"]
+    duel = {"attacker": attacker, "defender": defender, "at": data["at"], "round": 1,
+            "dice": {str(attacker): "red", str(defender): "black"},
+            "played": {str(attacker): [], str(defender): []}, "ready": [], "rolls": None, "winner": None}
+    return replace(state, duel=duel, turn={"stage": "duel", "seat": attacker},
+                   happenings=_happened(state, "duel_begun", dict(data)))
+
+
+def _duel_ready(state: NuitState, data: Mapping[str, Any]) -> NuitState:
+    assert state.duel is not None
+    return replace(state, duel={**state.duel, "ready": [*state.duel["ready"], data["seat"]]})
+
+
+def _duel_rolled(state: NuitState, data: Mapping[str, Any]) -> NuitState:
+    assert state.duel is not None
+    return replace(state, duel={**state.duel, "rolls": dict(data["rolls"])},
+                   happenings=_happened(state, "duel_rolled", dict(data)))
+
+
+def _duel_tied(state: NuitState, data: Mapping[str, Any]) -> NuitState:
+    """N-D2: the two swap dice and roll again; each may play a duel card again."""
+    duel = state.duel
+    assert duel is not None
+    dice = {seat: "black" if die == "red" else "red" for seat, die in duel["dice"].items()}
+    return replace(state, duel={**duel, "round": duel["round"] + 1, "dice": dice,
+                                "played": {seat: [] for seat in duel["played"]}, "ready": [],
+                                "tied": dict(duel["rolls"] or {})})
+
+
+def _duel_won(state: NuitState, data: Mapping[str, Any]) -> NuitState:
+    assert state.duel is not None
+    return replace(state, duel={**state.duel, "winner": data["winner"], "loser": data["loser"]},
+                   happenings=_happened(state, "duel_won", {k: data[k] for k in ("winner", "loser")}))
+
+
+def _noted(kind: str) -> Callable[[NuitState, Mapping[str, Any]], NuitState]:
+    """An event that changes nothing but the table's list of what happened."""
+    return lambda state, data: replace(state, happenings=_happened(state, kind, dict(data)))
+
+
+def _flew(state: NuitState, data: Mapping[str, Any]) -> NuitState:
+    return replace(state, players=_with_player(state, data["seat"], location=data["to"]),
+                   happenings=_happened(state, "flew", dict(data)))
+
+
+_TURN_EVENTS: dict[str, Callable[[NuitState, Mapping[str, Any]], NuitState]] = {
+    "turn_passed": _turn_passed,
+    "asked": _asked,
+    "move_begun": _move_begun,
+    "magic_played": _magic_played,
+    "magic_stolen": _magic_stolen,
+    "dice_rolled": _dice_rolled,
+    "duel_begun": _duel_begun,
+    "duel_ready": _duel_ready,
+    "duel_rolled": _duel_rolled,
+    "duel_tied": _duel_tied,
+    "duel_won": _duel_won,
+    "flew": _flew,
+    "oubliettes_left": _noted("oubliettes_left"),
+    "escape_failed": _noted("escape_failed"),
+    "tax_unpaid": _noted("tax_unpaid"),
+}
+
+
+def close(state: NuitState) -> NuitState:
+    """The table closed the game (the host ended it): the placement becomes everyone's (its proof
+    is the seal's salt, in the view from now on)."""
+    if state.phase == "over":
+        return state
+    return replace(state, phase="over", current=None, turn={}, wall={})
 
 
 def is_over(state: NuitState) -> bool:

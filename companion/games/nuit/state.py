@@ -15,6 +15,11 @@ from companion.games.nuit.options import ELIXIRS, MAGIC_KINDS, NUMBERED
 from companion.games.seats import Seated
 
 Phase = Literal["start_roll", "turn", "over"]
+STAGES = ("choose", "moving", "meet", "duel", "reward", "push", "give_back", "pick", "flying", "split", "fate",
+          "debt", "tower")
+"""What the turn waits for: move or replenish; the move (magic cards, where it stopped); who stands
+on that space; the duel; the winner's card and push; a fate card's choice; the replenish split and
+its optional fate card; a tax or escape roll that needs elixirs cashed; the tower to open."""
 START = "start"
 COURTYARD = "courtyard"
 OUBLIETTES = "oubliettes"
@@ -138,6 +143,19 @@ class NuitState(Seated[Player]):
     """Whose turn it is."""
     start: Mapping[str, Any] = field(default_factory=dict)
     """The start roll: its round, the seats still rolling (`contenders`) and this round's totals."""
+    turn: Mapping[str, Any] = field(default_factory=dict)
+    """What the turn waits for: `stage` (one of STAGES), the `seat` that must answer, and the
+    stage's own facts (the pips left to split, the debt, the cards to give back...)."""
+    move: Mapping[str, Any] = field(default_factory=dict)
+    """The current move: magic cards `played` (duel cards excluded, N-L2), free `tempo` spaces, onion
+    `bonus` cards still to take (N-T0), and where it began (`from`)."""
+    duel: Mapping[str, Any] | None = None
+    """The duel of this turn (N-D): attacker, defender, round, each side's die and cards, the rolls."""
+    bridges: int = 0
+    """Bridges placed on the board (0 to 2): one may be moved only once both are placed."""
+    last_roll: Mapping[str, Any] | None = None
+    """The latest roll of both dice (a tax, a replenish, an escape), for every screen."""
+    turns: int = 0
     magic_seen: frozenset[int] = frozenset()
     """Magic cards that have lain face up: their identity is public, in the deck too."""
     fate_drawn: tuple[int, ...] = ()
@@ -157,6 +175,8 @@ class NuitState(Seated[Player]):
     def physical(self) -> bool:
         return self.options["tower_mode"] == "physical"
 
+    def stage(self) -> str | None:
+        return self.turn.get("stage")
 
     def tower(self, number: int) -> Tower:
         return self.towers[number - 1]

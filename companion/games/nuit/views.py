@@ -9,12 +9,14 @@ its peeker alone (N-F5). The children's assist lists the fate cards drawn so far
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import combinations
 from typing import Any
 
 from companion.games.base import Command, Event, Secret, Viewer
-from companion.games.nuit.options import DEFAULTS, UNVERIFIED
-from companion.games.nuit.rules import GAME_ID, SEAL_NAME, _still_to_roll
-from companion.games.nuit.state import NuitState, Player, Tower
+from companion.games.nuit.options import DEFAULTS, ELIXIRS, UNVERIFIED
+from companion.games.nuit.rules import GAME_ID, SEAL_NAME, still_to_roll
+from companion.games.nuit.state import COURTYARD, OUBLIETTES, NuitState, Player, Tower
+from companion.games.nuit.turn import FOUND, MOVE_SPACES, TEMPO_SPACES, waiting_for
 
 
 def _player_json(state: NuitState, player: Player) -> dict[str, Any]:
@@ -28,20 +30,25 @@ def _player_json(state: NuitState, player: Player) -> dict[str, Any]:
     }
 
 
-def _tower_json(tower: Tower, shown: bool) -> dict[str, Any]:
-    if not shown:
-        return {"tower": tower.number, "opened": tower.opened}
-    return {"tower": tower.number, "opened": tower.opened, "found": tower.found, "empty": tower.content is None,
-            "token": f"tower-{tower.number}-{tower.found}"}
+def _tower_json(tower: Tower, shown: bool, placement: bool = False) -> dict[str, Any]:
+    """A closed tower says nothing; an opened one what it held (ambiguity 14); at the end every
+    tower shows its content (`placement`), which the seal's salt proves."""
+    facts: dict[str, Any] = {"tower": tower.number, "opened": tower.opened}
+    if shown:
+        facts.update(found=tower.found, empty=tower.content is None, token=f"tower-{tower.number}-{tower.found}")
+    if placement and tower.content is not None:
+        facts.update(content=tower.content, token=tower.token)
+    return facts
 
 
 def _seal_json(state: NuitState) -> dict[str, Any] | None:
     if state.commitment is None:
         return None
     seal: dict[str, Any] = {"game": GAME_ID, "name": SEAL_NAME, "commitment": state.commitment}
-    if state.phase == "over" and state.winner is not None:
-        # The tomato was found: its tower and the salt open the commitment for anyone to check.
-        seal["tomato"] = next(t.number for t in state.towers if t.found == "tomato")
+    if state.phase == "over":
+        # The game is over (the tomato found, or the host ended it): the tomato's tower and the
+        # salt open the commitment for anyone to check.
+        seal["tomato"] = next(t.number for t in state.towers if "tomato" in (t.content, t.found))
         seal["salt"] = state.salt
     return seal
 
@@ -53,14 +60,22 @@ def _picture(state: NuitState) -> dict[str, Any]:
     options = state.options
     colours = state.colours
     last = state.fate[state.fate_drawn[-1]].to_json(colours) if state.fate_drawn else None
+    over = state.phase == "over"
     picture = {
         "game": GAME_ID,
         "phase": state.phase,
         "current": state.current,
+        "turns": state.turns,
+        "turn": dict(state.turn),
+        "waiting": waiting_for(state),
+        "move": dict(state.move),
+        "duel": dict(state.duel) if state.duel is not None else None,
+        "bridges": state.bridges,
+        "last_roll": dict(state.last_roll) if state.last_roll is not None else None,
         "order": list(state.order),
         "start": {"round": state.start.get("round"), "contenders": list(state.start.get("contenders", [])),
                   "rolls": dict(state.start.get("rolls", {})), "last": dict(state.start.get("last", {})),
-                  "waiting": _still_to_roll(state) if state.phase == "start_roll" else []},
+                  "waiting": still_to_roll(state) if state.phase == "start_roll" else []},
         "players": [_player_json(state, p) for p in state.players],
         "reserve": state.reserve,
         "display": [state.magic[c].to_json() for c in state.display],
@@ -69,10 +84,11 @@ def _picture(state: NuitState) -> dict[str, Any]:
         "last_fate": last,
         "fate_history": [state.fate[c].to_json(colours) for c in state.fate_drawn]
         if options["childrens_assist"] else None,
-        "towers": [_tower_json(t, t.opened) for t in state.towers],
+        "towers": [_tower_json(t, t.opened, over) for t in state.towers],
         "seal": _seal_json(state),
         "happenings": list(state.happenings),
         "winner": state.winner,
+        "colours": colours,
         "options": options,
         "unverified": [key for key in UNVERIFIED if options[key] == DEFAULTS[key]],
     }
@@ -121,12 +137,80 @@ def secrets(state: NuitState) -> list[Secret]:
 
 
 def actions(state: NuitState, viewer: Viewer) -> list[Command]:
-    """Everything this viewer might do now; the table marks each allowed or not, with the reason."""
-    if state.phase != "start_roll" or viewer.kind == "system":
+    """Everything this viewer might do now; the table marks each allowed or not, with the reason
+    (a move too long for the bottles held, a fourth magic card...)."""
+    if viewer.kind == "system":
         return []
-    if viewer.kind == "seat" and viewer.seat not in state.start.get("contenders", []):
+    if state.phase == "start_roll":
+        if viewer.kind == "seat" and viewer.seat not in state.start.get("contenders", []):
+            return []
+        return [Command("roll")]
+    me = viewer.seat
+    if state.phase != "turn" or viewer.kind != "seat" or me is None or not state.seated(me):
         return []
-    return [Command("roll")]
+    commands = [Command("cash", {"card": c}) for c in state.player(me).hand if state.magic[c].kind in ELIXIRS]
+    if me not in waiting_for(state):
+        return commands
+    return _stage_commands(state, me) + commands
+
+
+def _of_kind(state: NuitState, seat: int, prefix: str) -> list[int]:
+    return [c for c in state.player(seat).hand if state.magic[c].kind.startswith(prefix)]
+
+
+def _takes(state: NuitState) -> list[Command]:
+    return [Command("take", {"card": c}) for c in state.display]
+
+
+def _stage_commands(state: NuitState, me: int) -> list[Command]:
+    stage = state.stage()
+    turn = state.turn
+    player = state.player(me)
+    if stage == "choose":
+        if player.location != OUBLIETTES:
+            return [Command("move"), Command("replenish")]
+        return [Command("move", {"way": "bribe"}), Command("move", {"way": "roll"}),
+                *(Command("move", {"way": "bridge", "card": c}) for c in _of_kind(state, me, "bridge")),
+                Command("replenish")]
+    if stage == "moving":
+        commands = _takes(state) if state.move.get("bonus", 0) > 0 else []
+        for card in player.hand:
+            kind = state.magic[card].kind
+            if kind == "tempo":
+                commands += [Command("play", {"card": card, "spaces": n}) for n in TEMPO_SPACES]
+            elif kind == "bridge":
+                commands += [Command("play", {"card": card, "use": use}) for use in ("place", "move")]
+            elif kind == "glove":
+                commands += [Command("play", {"card": card, "from": other.seat, "take": taken})
+                             for other in state.players if other.seat != me for taken in other.hand
+                             if state.magic[taken].kind != "glove"]
+        return commands + [Command("stop", {"spaces": n, "at": at})
+                           for at in (*state.colours, COURTYARD) for n in MOVE_SPACES]
+    if stage == "meet":
+        return [*(Command("duel", {"seat": s}) for s in turn["seats"]), Command("skip")]
+    if stage == "duel":
+        return [*(Command("duel_card", {"card": c}) for c in _of_kind(state, me, "duel_")), Command("ready")]
+    if stage in ("reward", "pick", "split"):
+        return [*_takes(state), Command("skip")]
+    if stage == "push":
+        return [*(Command("push", {"to": colour}) for colour in state.colours), Command("skip")]
+    if stage == "give_back":
+        count = min(turn["count"], len(player.hand))
+        return [Command("give_back", {"cards": list(cards)}) for cards in combinations(player.hand, count)]
+    if stage == "flying":
+        closed = [t.number for t in state.towers if not t.opened]
+        return [*(Command("fly", {"to": colour}) for colour in state.colours),
+                *(Command("peek", {"tower": n}) for n in closed), Command("skip")]
+    if stage == "fate":
+        return [Command("draw_fate"), Command("skip")]
+    if stage == "debt":
+        return [Command("pay"), Command("skip")]
+    if stage == "tower":
+        closed = [t.number for t in state.towers if not t.opened]
+        if state.physical:
+            return [Command("open", {"tower": n, "found": found}) for n in closed for found in FOUND]
+        return [Command("open", {"tower": n}) for n in closed]
+    return []
 
 
 _WORDS = {
@@ -142,6 +226,16 @@ _WORDS = {
         "tower_peeked": "seat {seat} looked into tower {tower}",
         "tower_opened": "seat {seat} opened tower {tower}: {content}", "onion_taken": "seat {seat} took the onion",
         "player_moved": "seat {seat} went to {to}", "game_won": "seat {seat} found the tomato and wins",
+        "turn_passed": "seat {seat}'s turn", "asked": "seat {seat} to choose: {choice}",
+        "move_begun": "seat {seat} moves", "magic_played": "seat {seat} played a {kind} card",
+        "magic_stolen": "seat {seat} stole a magic card from seat {from}",
+        "dice_rolled": "seat {seat} rolled {red} + {black} = {total} ({purpose})",
+        "duel_begun": "seat {attacker} duels seat {defender}", "duel_ready": "seat {seat} is ready to roll",
+        "duel_rolled": "duel round {round}: {totals}", "duel_tied": "the duel is tied at {total}: dice swapped",
+        "duel_won": "seat {winner} won the duel against seat {loser}", "flew": "seat {seat} flew to {to}",
+        "oubliettes_left": "seat {seat} left the oubliettes ({way})",
+        "escape_failed": "seat {seat} could not pay {needed} bottles and stays in the oubliettes",
+        "tax_unpaid": "seat {seat} could not pay the {tax} bottle tax",
     },
     "fr": {
         "start_rolled": "la place {seat} a fait {red} + {black} = {total} pour commencer",
@@ -156,6 +250,18 @@ _WORDS = {
         "tower_opened": "la place {seat} a ouvert la tour {tower} : {content}",
         "onion_taken": "la place {seat} a pris l'oignon", "player_moved": "la place {seat} va vers {to}",
         "game_won": "la place {seat} a trouvé la tomate et gagne",
+        "turn_passed": "au tour de la place {seat}", "asked": "la place {seat} choisit : {choice}",
+        "move_begun": "la place {seat} se déplace", "magic_played": "la place {seat} a joué une carte {kind}",
+        "magic_stolen": "la place {seat} a volé une carte magique à la place {from}",
+        "dice_rolled": "la place {seat} a fait {red} + {black} = {total} ({purpose})",
+        "duel_begun": "la place {attacker} provoque la place {defender} en duel",
+        "duel_ready": "la place {seat} est prête à lancer",
+        "duel_rolled": "duel, manche {round} : {totals}", "duel_tied": "duel à égalité ({total}) : on échange les dés",
+        "duel_won": "la place {winner} a gagné le duel contre la place {loser}",
+        "flew": "la place {seat} s'est envolée vers {to}",
+        "oubliettes_left": "la place {seat} est sortie des oubliettes ({way})",
+        "escape_failed": "la place {seat} ne peut pas payer {needed} bouteilles et reste aux oubliettes",
+        "tax_unpaid": "la place {seat} ne peut pas payer la taxe de {tax} bouteilles",
     },
 }
 _NEVER = ("card", "salt", "commitment")
@@ -173,6 +279,8 @@ def describe(event: Event, lang: str) -> str:
         params.pop("content", None)
     if event.type == "magic_returned":
         params["number"] = len(event.data["cards"])
+    if event.type == "duel_rolled":
+        params["totals"] = ", ".join(f"{seat}: {roll['total']}" for seat, roll in event.data["rolls"].items())
     try:
         return template.format(**params)
     except (KeyError, IndexError):

@@ -1,0 +1,82 @@
+"""Random complete games of la nuit des vampires, played on the pure rules (no table, no store):
+the property tests' engine, and a quick way to reach every corner of the turn.
+
+Each step a random player among those the turn waits for (or anyone, now and then, to cash an
+elixir) sends one of its allowed actions; the castle is tried more and more often as the game goes
+on, so every game ends with the tomato found.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from companion.fairness.drbg import SeededRandomSource
+from companion.fairness.rng import Draw
+from companion.games.base import Command, Event, SeatInfo, seat
+from companion.games.nuit import NUIT_DES_VAMPIRES as GAME
+from companion.games.nuit.options import normalize_options
+from companion.games.nuit.state import NuitState
+from companion.games.nuit.turn import waiting_for
+
+Check = Callable[[NuitState, NuitState, Event], None]
+
+
+@dataclass(frozen=True)
+class Turn:
+    seat: int
+    command: Command
+    draws: tuple[Draw, ...]
+    events: tuple[Event, ...]
+
+
+@dataclass
+class Played:
+    state: NuitState
+    setup_draws: tuple[Draw, ...] = ()
+    turns: list[Turn] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+
+
+def seats_for(players: int) -> tuple[SeatInfo, ...]:
+    return tuple(SeatInfo(n, f"Player {n}") for n in range(1, players + 1))
+
+
+def _weight(state: NuitState, command: Command, rnd: random.Random) -> float:
+    """Moves to the castle grow likelier with the turns, so games end; the rest is even."""
+    if command.name == "stop" and command.args.get("at") == "courtyard":
+        return 0.2 + state.turns / 20
+    if command.name == "cash":
+        return 0.3
+    return 1.0
+
+
+def play_game(players: int, options: Mapping[str, Any], key: bytes, rnd: random.Random,
+              check: Check | None = None, limit: int = 3000) -> Played:
+    rng = SeededRandomSource(key)
+    state = GAME.setup(normalize_options(options), seats_for(players), rng)
+    played = Played(state, tuple(rng.draws))
+    for _ in range(limit):
+        if state.phase == "over":
+            break
+        waiting = waiting_for(state)
+        who = rnd.choice(waiting) if waiting and rnd.random() < 0.9 else rnd.randint(1, players)
+        viewer = seat(who)
+        allowed = [c for c in GAME.actions(state, viewer) if GAME.validate(state, viewer, c) is None]
+        if not allowed:
+            continue
+        command = rnd.choices(allowed, [_weight(state, c, rnd) for c in allowed])[0]
+        before_draws = len(rng.draws)
+        events = GAME.decide(state, viewer, command, rng)
+        assert events, f"{command} was allowed but told nothing"
+        for event in events:
+            after = GAME.evolve(state, event)
+            if check is not None:
+                check(state, after, event)
+            state = after
+        played.turns.append(Turn(who, command, tuple(rng.draws[before_draws:]), tuple(events)))
+        played.events += events
+    played.state = state
+    return played
