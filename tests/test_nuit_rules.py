@@ -341,6 +341,7 @@ def test_n_l4_and_n_f3_a_card_taken_from_the_display_is_replaced_from_the_deck_t
     events = take_magic(state, 2, 10, "fate")
     assert not isinstance(events, Rejection)
     assert [e.type for e in events] == ["magic_taken", "display_refilled"]
+    assert events[1].reveals, "the new card is seen: taking the card cannot be undone to hide it again"
     state = apply(state, events)
     assert state.player(2).hand == (3, 4, 5, 10)
     assert state.display == (9, 11, 12) and state.deck[0] == 13

@@ -262,7 +262,8 @@ class _Story(Story[NuitState]):
     def refill(self) -> None:
         """N-L4: the display back to display_magic cards, while the deck has any."""
         while len(self.state.display) < self.state.options["display_magic"] and self.state.deck:
-            self.tell("display_refilled", {"card": self.state.deck[0]})
+            # The deck's top card comes face up: undoing the take must not hide it again.
+            self.tell("display_refilled", {"card": self.state.deck[0]}, reveals=True)
 
     def roll_die(self, die: str, purpose: str) -> int:
         faces = self.state.options[f"{die}_die"]
