@@ -131,6 +131,7 @@ def refused(outcome: Outcome) -> str:
 
 def do(state: NuitState, actor: Viewer, command: str, draws: Sequence[tuple[str, int]] = (),
        **args: Any) -> tuple[NuitState, list[Event]]:
+    """Validate, decide with the scripted draws, and evolve: the ledger stays whole after every event."""
     order = Command(command, args)
     rejection = GAME.validate(state, actor, order)
     assert rejection is None, f"{actor} {command} {args} was refused: {rejection}"
@@ -139,6 +140,7 @@ def do(state: NuitState, actor: Viewer, command: str, draws: Sequence[tuple[str,
     assert script.done(), f"draws left unused: {script.queue}"
     for event in events:
         state = GAME.evolve(state, event)
+        assert_conserved(state)
     return state, events
 
 

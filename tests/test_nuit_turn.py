@@ -25,7 +25,17 @@ from companion.games.nuit import NUIT_DES_VAMPIRES as GAME
 from companion.games.nuit.rules import GAME_ID, SEAL_NAME
 from companion.games.nuit.state import COURTYARD, OUBLIETTES, START, NuitState
 from companion.games.nuit.turn import waiting_for
-from tests.test_nuit_rules import VIEWERS, Script, assert_conserved, body, faces, kinds, new_game, playing, refuse
+from tests.test_nuit_rules import (
+    VIEWERS,
+    assert_conserved,
+    body,
+    do,
+    faces,
+    kinds,
+    new_game,
+    playing,
+    refuse,
+)
 
 RED = [1, 2, 2, 3, 3, 4]
 BLACK = [1, 1, 2, 2, 3, 3]
@@ -36,20 +46,6 @@ Draws = Sequence[tuple[str, int]]
 
 
 # -- helpers -----------------------------------------------------------------------------------
-
-def act(state: NuitState, actor: Viewer, command: str, draws: Draws = (), **args: Any) -> tuple[NuitState, list[Event]]:
-    """Validate, decide with the scripted draws, and evolve: the ledger stays whole after every event."""
-    order = Command(command, args)
-    rejection = GAME.validate(state, actor, order)
-    assert rejection is None, f"{actor} {command} {args} was refused: {rejection}"
-    script = Script(*draws)
-    events = GAME.decide(state, actor, order, script)
-    assert script.done(), f"draws left unused: {script.queue}"
-    for event in events:
-        state = GAME.evolve(state, event)
-        assert_conserved(state)
-    return state, events
-
 
 def no(state: NuitState, actor: Viewer, command: str, **args: Any) -> str:
     """The refusal's code, which the translations must know."""
@@ -123,7 +119,7 @@ def calm(**options: Any) -> NuitState:
 
 
 def moving(state: NuitState, who: int = 1) -> NuitState:
-    state, events = act(state, seat(who), "move")
+    state, events = do(state, seat(who), "move")
     assert types(events) == ["move_begun"] and state.stage() == "moving"
     return state
 
@@ -144,17 +140,17 @@ def asked(events: Sequence[Event]) -> dict[str, Any]:
 def test_n_t0_one_display_card_per_onion_before_the_move() -> None:
     state = moving(put(calm(), 1, hand=[0], onions=2))
     assert state.move["bonus"] == 2
-    state, events = act(state, seat(1), "take", card=9)
+    state, events = do(state, seat(1), "take", card=9)
     assert types(events) == ["magic_taken", "display_refilled"]
     assert state.player(1).hand == (0, 9) and state.display == (10, 11, 12), "N-L4: refilled from the deck top"
-    state, _ = act(state, seat(1), "take", card=12)
+    state, _ = do(state, seat(1), "take", card=12)
     assert state.player(1).hand == (0, 9, 12) and state.move["bonus"] == 0
     assert no(state, seat(1), "take", card=10) == "no_bonus"
 
 
 def test_n_t0_the_bonus_lapses_at_the_stop_and_comes_back_at_the_next_move() -> None:
     state = moving(put(calm(), 1, hand=[0], onions=1))
-    state, _ = act(state, seat(1), "stop", spaces=1, at=F1)
+    state, _ = do(state, seat(1), "stop", spaces=1, at=F1)
     assert state.current == 2 and state.player(1).hand == (0,), "not taken before the stop: lost"
     assert no(state, seat(1), "take", card=9) == "not_now"
     state = moving(turn_of(state, 1))
@@ -179,7 +175,7 @@ def test_n_t1_the_first_space_is_free_each_further_space_costs_a_bottle() -> Non
     for spaces, cost in ((1, 0), (2, 1), (3, 2)):
         state = moving(calm())
         reserve = state.reserve
-        state, events = act(state, seat(1), "stop", spaces=spaces, at=F1)
+        state, events = do(state, seat(1), "stop", spaces=spaces, at=F1)
         paid = [e.data["paid"] for e in events if e.type == "bottles_paid"]
         assert paid == ([cost] if cost else [])
         # the gain-ketchup card of fate-1 gives one bottle back afterwards
@@ -192,7 +188,7 @@ def test_n_t1_a_move_the_bottles_cannot_pay_is_refused_and_changes_nothing() -> 
     before = state
     assert no(state, seat(1), "stop", spaces=3, at=F2) == "not_enough_bottles"
     assert state == before and state.player(1).bottles == 1 and state.stage() == "moving"
-    state, _ = act(state, seat(1), "stop", spaces=2, at=F2)
+    state, _ = do(state, seat(1), "stop", spaces=2, at=F2)
     assert state.player(1).bottles == 0 + 2, "paid 1, then fate-2's gain-ketchup gives 2"
 
 
@@ -208,11 +204,11 @@ def test_n_t1_a_move_ends_on_a_fate_colour_or_in_the_courtyard(at: Any) -> None:
 
 def test_n_t1_tempo_spaces_are_free_and_the_card_goes_under_the_deck() -> None:
     state = moving(put(calm(), 1, hand=[13, 14]))
-    state, events = act(state, seat(1), "play", card=13, spaces=3)
+    state, events = do(state, seat(1), "play", card=13, spaces=3)
     assert state.deck[-1] == 13, "N-L3: a used card goes to the bottom of the deck"
     assert state.player(1).hand == (14,) and state.move["tempo"] == 3 and state.move["played"] == 1
-    state, _ = act(state, seat(1), "play", card=14, spaces=2)
-    state, events = act(state, seat(1), "stop", spaces=1, at=F3)
+    state, _ = do(state, seat(1), "play", card=14, spaces=2)
+    state, events = do(state, seat(1), "stop", spaces=1, at=F3)
     assert "bottles_paid" not in types(events), "6 spaces for nothing: 5 by tempo, the first free"
     moved = next(e for e in events if e.type == "player_moved")
     assert moved.data["spaces"] == 1 and moved.data["tempo"] == 5
@@ -229,15 +225,15 @@ def test_n_l2_three_magic_cards_per_move_duel_cards_not_counted() -> None:
     state = put(state, 2, location=F2)
     state = moving(state)
     for card in (13, 14, 15):
-        state, _ = act(state, seat(1), "play", card=card, spaces=1)
+        state, _ = do(state, seat(1), "play", card=card, spaces=1)
     assert state.move["played"] == 3
     assert no(state, seat(1), "play", card=16, use="place") == "magic_limit"
-    state, events = act(state, seat(1), "stop", spaces=1, at=F2)
+    state, events = do(state, seat(1), "stop", spaces=1, at=F2)
     assert asked(events) == {"seat": 1, "choice": "meet", "at": F2, "seats": [2]}
-    state, _ = act(state, seat(1), "duel", seat=2)
+    state, _ = do(state, seat(1), "duel", seat=2)
     # Seat 2 holds no duel card: it is ready at once; seat 1 may still play its duel card.
     assert waiting_for(state) == [1]
-    state, events = act(state, seat(1), "duel_card", [duel_die(1, 1, 1, "red", 4), duel_die(1, 1, 2, "black", 3)],
+    state, events = do(state, seat(1), "duel_card", [duel_die(1, 1, 1, "red", 4), duel_die(1, 1, 2, "black", 3)],
                         card=22)
     played = next(e for e in events if e.type == "magic_played")
     assert played.data["counted"] is False and state.move["played"] == 3
@@ -247,22 +243,22 @@ def test_n_l2_three_magic_cards_per_move_duel_cards_not_counted() -> None:
 
 def test_n_l2_the_limit_is_an_option() -> None:
     state = moving(put(calm(max_magic_per_move=1), 1, hand=[13, 14]))
-    state, _ = act(state, seat(1), "play", card=13, spaces=1)
+    state, _ = do(state, seat(1), "play", card=13, spaces=1)
     assert no(state, seat(1), "play", card=14, spaces=1) == "magic_limit"
 
 
 def test_ambiguity_7_an_elixir_counts_only_during_its_owners_move() -> None:
     state = put(calm(), 1, hand=[0, 13, 14, 15])
-    state, events = act(state, seat(1), "cash", card=0)
+    state, events = do(state, seat(1), "cash", card=0)
     assert events[0].data["counted"] is False and state.player(1).bottles == 5
     state = moving(state)
-    state, _ = act(state, seat(1), "play", card=13, spaces=1)
-    state, _ = act(state, seat(2), "cash", card=3)
+    state, _ = do(state, seat(1), "play", card=13, spaces=1)
+    state, _ = do(state, seat(2), "cash", card=3)
     assert state.move["played"] == 1, "another player's elixir is not seat 1's card"
     assert state.player(2).bottles == 5 and state.deck[-1] == 3
-    state, _ = act(state, seat(1), "play", card=14, spaces=1)
+    state, _ = do(state, seat(1), "play", card=14, spaces=1)
     state = put(state, 1, hand=[15, 4])
-    state, events = act(state, seat(1), "cash", card=4)
+    state, events = do(state, seat(1), "cash", card=4)
     assert events[0].data["counted"] is True and state.move["played"] == 3
     assert state.player(1).bottles == 7
     assert no(state, seat(1), "play", card=15, spaces=1) == "magic_limit"
@@ -271,7 +267,7 @@ def test_ambiguity_7_an_elixir_counts_only_during_its_owners_move() -> None:
 
 def test_ambiguity_7_anyone_cashes_an_elixir_at_any_time() -> None:
     state = calm()
-    state, _ = act(state, seat(3), "cash", card=7)
+    state, _ = do(state, seat(3), "cash", card=7)
     assert state.player(3).bottles == 7 and state.reserve == 60 - 4 - 4 - 7
     assert state.player(3).hand == (6, 8) and state.deck[-1] == 7
     assert state.current == 1 and state.stage() == "choose", "cashing is no turn"
@@ -286,7 +282,7 @@ def test_n_l1_an_elixir_at_eight_bottles_is_refused_and_the_excess_stays_in_the_
     assert no(state, seat(3), "cash", card=7) == "bottles_full"
     state = put(state, 3, bottles=7)
     reserve = state.reserve
-    state, events = act(state, seat(3), "cash", card=7)
+    state, events = do(state, seat(3), "cash", card=7)
     assert state.player(3).bottles == 8 and state.reserve == reserve - 1
     assert events[-1].data == {"seat": 3, "count": 3, "taken": 1, "cause": "elixir"}
     assert 7 not in state.player(3).hand
@@ -297,13 +293,13 @@ def test_n_t1_bridges_are_placed_then_moved_only_once_both_are_on_the_board() ->
     assert no(state, seat(1), "play", card=16, use="move") == "bridges_not_on_board"
     assert no(state, seat(1), "play", card=16, use="build") == "bad_arguments"
     assert no(state, seat(1), "play", card=16) == "bad_arguments"
-    state, _ = act(state, seat(1), "play", card=16, use="place")
+    state, _ = do(state, seat(1), "play", card=16, use="place")
     assert state.bridges == 1 and state.deck[-1] == 16
     assert no(state, seat(1), "play", card=17, use="move") == "bridges_not_on_board"
-    state, _ = act(state, seat(1), "play", card=17, use="place")
+    state, _ = do(state, seat(1), "play", card=17, use="place")
     assert state.bridges == 2
     assert no(state, seat(1), "play", card=18, use="place") == "bridges_on_board"
-    state, events = act(state, seat(1), "play", card=18, use="move")
+    state, events = do(state, seat(1), "play", card=18, use="move")
     assert state.bridges == 2 and events[0].data["use"] == "move"
 
 
@@ -314,7 +310,7 @@ def test_n_t1_a_glove_steals_a_card_hand_to_hand_but_never_a_glove() -> None:
     assert no(state, seat(1), "play", card=9, **{"from": 2, "take": 6}) == "bad_card"
     assert no(state, seat(1), "play", card=9, **{"from": 1, "take": 0}) == "choose_other_player"
     steal: dict[str, Any] = {"card": 9, "from": 2, "take": 28}
-    state, events = act(state, seat(1), "play", **steal)
+    state, events = do(state, seat(1), "play", **steal)
     assert types(events) == ["magic_played", "magic_stolen"]
     assert state.player(1).hand == (0, 28) and state.player(2).hand == (3, 12)
     assert state.deck[-1] == 9 and state.move["played"] == 1
@@ -325,10 +321,10 @@ def test_n_t1_a_glove_steals_a_card_hand_to_hand_but_never_a_glove() -> None:
 def test_n_t2_a_duel_is_offered_only_where_a_player_said_they_stand() -> None:
     state = put(calm(), 2, location=F2)
     state = put(state, 3, location=F2)
-    after, events = act(moving(state), seat(1), "stop", spaces=2, at=F1)
+    after, events = do(moving(state), seat(1), "stop", spaces=2, at=F1)
     assert "asked" not in types(events) or asked(events)["choice"] != "meet"
     assert "fate_drawn" in types(events) and after.current == 2
-    after, events = act(moving(state), seat(1), "stop", spaces=2, at=F2)
+    after, events = do(moving(state), seat(1), "stop", spaces=2, at=F2)
     assert asked(events) == {"seat": 1, "choice": "meet", "at": F2, "seats": [2, 3]}
     assert "fate_drawn" not in types(events), "the fate card waits for the duel"
     assert no(after, seat(1), "duel", seat=1) == "not_on_that_space"
@@ -337,27 +333,27 @@ def test_n_t2_a_duel_is_offered_only_where_a_player_said_they_stand() -> None:
 
 def test_n_t2_skipping_the_duel_draws_the_fate_card_of_the_space() -> None:
     state = moving(put(put(calm(), 2, location=F3), 1, location=F1))
-    state, _ = act(state, seat(1), "stop", spaces=1, at=F3)
-    state, events = act(state, seat(1), "skip")
+    state, _ = do(state, seat(1), "stop", spaces=1, at=F3)
+    state, events = do(state, seat(1), "skip")
     assert types(events)[0] == "fate_drawn" and events[0].data["colour"] == F3 and events[0].data["seat"] == 1
     assert state.current == 2
 
 
 def test_n_d4_the_first_space_after_the_start_is_duel_free() -> None:
     state = put(calm(), 2, location=F1)
-    _, events = act(moving(state), seat(1), "stop", spaces=1, at=F1)
+    _, events = do(moving(state), seat(1), "stop", spaces=1, at=F1)
     assert "duel_begun" not in types(events) and all(e.data.get("choice") != "meet" for e in events)
     assert "fate_drawn" in types(events) and events[-1].type == "turn_passed"
-    _, events = act(moving(state), seat(1), "stop", spaces=2, at=F1)
+    _, events = do(moving(state), seat(1), "stop", spaces=2, at=F1)
     assert asked(events)["choice"] == "meet", "two spaces from the start: not the duel-free space"
     # from a coloured space, the first space may be contested
-    _, events = act(moving(put(state, 1, location=F2)), seat(1), "stop", spaces=1, at=F1)
+    _, events = do(moving(put(state, 1, location=F2)), seat(1), "stop", spaces=1, at=F1)
     assert asked(events)["choice"] == "meet"
 
 
 def test_n_d4_nobody_duels_in_the_oubliettes_or_the_courtyard() -> None:
     state = put(put(calm(), 2, location=OUBLIETTES), 3, location=COURTYARD)
-    _, events = act(moving(put(state, 1, bottles=8)), seat(1), "stop", spaces=1, at=COURTYARD,
+    _, events = do(moving(put(state, 1, bottles=8)), seat(1), "stop", spaces=1, at=COURTYARD,
                     draws=dice("tax", 1, 1, 1))
     assert asked(events)["choice"] == "tower", "no duel in the courtyard: the tax, then a tower"
     assert no(moving(state), seat(1), "stop", spaces=1, at=OUBLIETTES) == "no_such_place"
@@ -370,8 +366,8 @@ def duel_ready(**options: Any) -> NuitState:
     state = put(calm(**options), 1, hand=[0, 22, 23])
     state = put(state, 2, hand=[3, 26, 27], location=F2)
     state = moving(state)
-    state, _ = act(state, seat(1), "stop", spaces=2, at=F2)
-    state, events = act(state, seat(1), "duel", seat=2)
+    state, _ = do(state, seat(1), "stop", spaces=2, at=F2)
+    state, events = do(state, seat(1), "duel", seat=2)
     assert types(events) == ["duel_begun"]
     return state
 
@@ -387,14 +383,14 @@ def test_n_d1_both_sides_are_prompted_at_once_and_roll_once_both_are_ready() -> 
     assert no(state, seat(2), "duel_card", card=3) == "not_that_card"
     assert no(state, seat(2), "duel_card", card=22) == "not_in_hand"
     # a bystander cashes an elixir meanwhile; nobody's duel changes
-    state, _ = act(state, seat(3), "cash", card=6)
+    state, _ = do(state, seat(3), "cash", card=6)
     assert state.player(3).bottles == 6 and waiting_for(state) == [1, 2]
     # the defender answers first: one card per roll, so it is ready at once
-    state, events = act(state, seat(2), "duel_card", card=26)
+    state, events = do(state, seat(2), "duel_card", card=26)
     assert types(events) == ["magic_played", "duel_ready"] and state.deck[-1] == 26
     assert no(state, seat(2), "duel_card", card=27) == "already_ready"
     assert no(state, seat(2), "ready") == "already_ready"
-    state, events = act(state, seat(1), "ready", [duel_die(1, 1, 1, "red", 4), duel_die(1, 1, 2, "black", 1)])
+    state, events = do(state, seat(1), "ready", [duel_die(1, 1, 1, "red", 4), duel_die(1, 1, 2, "black", 1)])
     rolls = next(e for e in events if e.type == "duel_rolled").data["rolls"]
     assert rolls == {"1": {"die": "red", "face": 4, "bonus": 0, "total": 4},
                      "2": {"die": "black", "face": 1, "bonus": 2, "total": 3}}
@@ -403,25 +399,25 @@ def test_n_d1_both_sides_are_prompted_at_once_and_roll_once_both_are_ready() -> 
 
 def test_ambiguity_8_the_duel_cards_per_roll_are_an_option() -> None:
     state = duel_ready(duel_cards_per_roll=2)
-    state, _ = act(state, seat(2), "duel_card", card=26)
+    state, _ = do(state, seat(2), "duel_card", card=26)
     assert waiting_for(state) == [1, 2], "a second card may follow"
-    state, _ = act(state, seat(2), "duel_card", card=27)
+    state, _ = do(state, seat(2), "duel_card", card=27)
     assert waiting_for(state) == [1]
-    state, events = act(state, seat(1), "ready", [duel_die(1, 1, 1, "red", 4), duel_die(1, 1, 2, "black", 1)])
+    state, events = do(state, seat(1), "ready", [duel_die(1, 1, 1, "red", 4), duel_die(1, 1, 2, "black", 1)])
     rolls = next(e for e in events if e.type == "duel_rolled").data["rolls"]
     assert rolls["2"]["total"] == 1 + 4 and next(e for e in events if e.type == "duel_won").data["winner"] == 2
 
 
 def test_n_d2_a_tie_swaps_the_dice_and_both_choose_cards_again() -> None:
     state = duel_ready()
-    state, _ = act(state, seat(1), "duel_card", card=22)
-    state, events = act(state, seat(2), "duel_card", [duel_die(1, 1, 1, "red", 3), duel_die(1, 1, 2, "black", 2)],
+    state, _ = do(state, seat(1), "duel_card", card=22)
+    state, events = do(state, seat(2), "duel_card", [duel_die(1, 1, 1, "red", 3), duel_die(1, 1, 2, "black", 2)],
                         card=26)
     assert types(events)[-2:] == ["duel_rolled", "duel_tied"] and events[-1].data["total"] == 4
     assert state.duel is not None and state.duel["dice"] == {"1": "black", "2": "red"} and state.duel["round"] == 2
     assert waiting_for(state) == [1, 2], "each may play a duel card again"
-    state, _ = act(state, seat(1), "duel_card", card=23)
-    state, events = act(state, seat(2), "ready", [duel_die(1, 2, 1, "black", 3), duel_die(1, 2, 2, "red", 1)])
+    state, _ = do(state, seat(1), "duel_card", card=23)
+    state, events = do(state, seat(2), "ready", [duel_die(1, 2, 1, "black", 3), duel_die(1, 2, 2, "red", 1)])
     rolls = next(e for e in events if e.type == "duel_rolled").data["rolls"]
     assert rolls["1"] == {"die": "black", "face": 3, "bonus": 1, "total": 4}
     assert rolls["2"] == {"die": "red", "face": 1, "bonus": 0, "total": 1}
@@ -431,11 +427,11 @@ def test_n_d2_a_tie_swaps_the_dice_and_both_choose_cards_again() -> None:
 def test_n_d2_sides_without_duel_cards_roll_again_at_once_until_someone_wins() -> None:
     state = put(put(calm(), 2, location=F2), 1, bottles=6)
     state = moving(state)
-    state, _ = act(state, seat(1), "stop", spaces=2, at=F2)
+    state, _ = do(state, seat(1), "stop", spaces=2, at=F2)
     draws = [duel_die(1, 1, 1, "red", 1), duel_die(1, 1, 2, "black", 1),
              duel_die(1, 2, 1, "black", 2), duel_die(1, 2, 2, "red", 2),
              duel_die(1, 3, 1, "red", 2), duel_die(1, 3, 2, "black", 3)]
-    state, events = act(state, seat(1), "duel", draws, seat=2)
+    state, events = do(state, seat(1), "duel", draws, seat=2)
     assert types(events).count("duel_tied") == 2
     assert next(e for e in events if e.type == "duel_won").data == {"winner": 2, "loser": 1}
     assert asked(events) == {"seat": 2, "choice": "reward"}, "the winner answers: the defender"
@@ -444,18 +440,18 @@ def test_n_d2_sides_without_duel_cards_roll_again_at_once_until_someone_wins() -
 def test_n_d3_the_winner_takes_a_display_card_two_bottles_and_pushes_the_loser() -> None:
     state = duel_ready()
     state = on_top(state, F2, "gain_ketchup")
-    state, _ = act(state, seat(2), "ready")
-    state, events = act(state, seat(1), "ready", [duel_die(1, 1, 1, "red", 3), duel_die(1, 1, 2, "black", 1)])
+    state, _ = do(state, seat(2), "ready")
+    state, events = do(state, seat(1), "ready", [duel_die(1, 1, 1, "red", 3), duel_die(1, 1, 2, "black", 1)])
     # seat 1 paid one bottle for its move: 3 + 2 from the loser
     assert state.player(1).bottles == 5 and state.player(2).bottles == 2
     assert asked(events) == {"seat": 1, "choice": "reward"}
     assert no(state, seat(2), "take", card=9) == "waiting_for"
-    state, events = act(state, seat(1), "take", card=10)
+    state, events = do(state, seat(1), "take", card=10)
     assert 10 in state.player(1).hand and state.display == (9, 11, 12)
     assert asked(events) == {"seat": 1, "choice": "push", "loser": 2}
     for place in (START, OUBLIETTES, COURTYARD, "", None, 1):
         assert no(state, seat(1), "push", to=place) == "push_to_colour"
-    state, events = act(state, seat(1), "push", to=F3)
+    state, events = do(state, seat(1), "push", to=F3)
     assert state.player(2).location == F3
     fates = [e for e in events if e.type == "fate_drawn"]
     assert len(fates) == 1 and fates[0].data["seat"] == 1 and fates[0].data["colour"] == F2
@@ -465,9 +461,9 @@ def test_n_d3_the_winner_takes_a_display_card_two_bottles_and_pushes_the_loser()
 def test_n_d3_the_loser_pays_as_many_as_held_and_cashes_no_elixir() -> None:
     state = put(put(calm(), 2, location=F2, bottles=1), 1, bottles=8, location=F1)
     state = moving(state)
-    state, _ = act(state, seat(1), "stop", spaces=1, at=F2)
+    state, _ = do(state, seat(1), "stop", spaces=1, at=F2)
     reserve = state.reserve
-    state, events = act(state, seat(1), "duel", [duel_die(1, 1, 1, "red", 4), duel_die(1, 1, 2, "black", 1)], seat=2)
+    state, events = do(state, seat(1), "duel", [duel_die(1, 1, 1, "red", 4), duel_die(1, 1, 2, "black", 1)], seat=2)
     assert state.player(2).bottles == 0 and state.player(2).hand == (3, 4, 5), "no elixir cashed to pay"
     assert state.player(1).bottles == 8 and state.reserve == reserve + 1, "the excess stays in the reserve"
     paid = next(e for e in events if e.type == "bottles_paid")
@@ -477,19 +473,19 @@ def test_n_d3_the_loser_pays_as_many_as_held_and_cashes_no_elixir() -> None:
 def test_n_d3_a_full_hand_skips_the_card_and_the_push_may_be_skipped() -> None:
     state = put(put(calm(), 2, location=F2), 1, hand=[0, 1, 2, 13, 14], location=F1)
     state = moving(state)
-    state, _ = act(state, seat(1), "stop", spaces=1, at=F2)
-    state, events = act(state, seat(1), "duel", [duel_die(1, 1, 1, "red", 4), duel_die(1, 1, 2, "black", 1)], seat=2)
+    state, _ = do(state, seat(1), "stop", spaces=1, at=F2)
+    state, events = do(state, seat(1), "duel", [duel_die(1, 1, 1, "red", 4), duel_die(1, 1, 2, "black", 1)], seat=2)
     assert asked(events)["choice"] == "push"
-    state, events = act(state, seat(1), "skip")
+    state, events = do(state, seat(1), "skip")
     assert state.player(2).location == F2 and types(events)[0] == "fate_drawn"
 
 
 def test_n_d3_the_winner_may_decline_the_display_card() -> None:
     state = put(put(calm(), 2, location=F2), 1, location=F1)
     state = moving(state)
-    state, _ = act(state, seat(1), "stop", spaces=1, at=F2)
-    state, _ = act(state, seat(1), "duel", [duel_die(1, 1, 1, "red", 4), duel_die(1, 1, 2, "black", 1)], seat=2)
-    state, events = act(state, seat(1), "skip")
+    state, _ = do(state, seat(1), "stop", spaces=1, at=F2)
+    state, _ = do(state, seat(1), "duel", [duel_die(1, 1, 1, "red", 4), duel_die(1, 1, 2, "black", 1)], seat=2)
+    state, events = do(state, seat(1), "skip")
     assert asked(events)["choice"] == "push" and state.player(1).hand == (0, 1, 2)
 
 
@@ -498,14 +494,14 @@ def test_n_d3_the_winner_may_decline_the_display_card() -> None:
 def test_ambiguity_11_a_pushed_attacker_draws_for_its_final_space_the_defender_draws_nothing() -> None:
     state = put(put(calm(), 2, location=F2), 1, location=F1)
     state = moving(state)
-    state, _ = act(state, seat(1), "stop", spaces=1, at=F2)
-    state, events = act(state, seat(1), "duel", [duel_die(1, 1, 1, "red", 1), duel_die(1, 1, 2, "black", 3)], seat=2)
+    state, _ = do(state, seat(1), "stop", spaces=1, at=F2)
+    state, events = do(state, seat(1), "duel", [duel_die(1, 1, 1, "red", 1), duel_die(1, 1, 2, "black", 3)], seat=2)
     assert state.player(1).bottles == 2 and state.player(2).bottles == 6
     assert asked(events) == {"seat": 2, "choice": "reward"}
     assert no(state, seat(1), "skip") == "waiting_for"
-    state, _ = act(state, seat(2), "take", card=9)
+    state, _ = do(state, seat(2), "take", card=9)
     assert no(state, seat(2), "push", to="start") == "push_to_colour"
-    state, events = act(state, seat(2), "push", to=F3)
+    state, events = do(state, seat(2), "push", to=F3)
     assert state.player(1).location == F3
     fates = [e for e in events if e.type == "fate_drawn"]
     assert [(f.data["seat"], f.data["colour"]) for f in fates] == [(1, F3)]
@@ -516,17 +512,17 @@ def test_ambiguity_11_a_pushed_attacker_draws_for_its_final_space_the_defender_d
 
 def test_n_t4_two_pips_buy_a_display_card_the_rest_are_bottles() -> None:
     state = put(calm(), 1, location=F1)
-    state, events = act(state, seat(1), "replenish", dice("replenish", 1, 4, 3))
+    state, events = do(state, seat(1), "replenish", dice("replenish", 1, 4, 3))
     assert events[0].data == {"seat": 1, "purpose": "replenish", "red": 4, "black": 3, "total": 7}
     assert asked(events) == {"seat": 1, "choice": "split", "pips": 7}
     assert state.last_roll is not None and GAME.view(state, TABLE)["last_roll"]["total"] == 7
-    state, events = act(state, seat(1), "take", card=9)
+    state, events = do(state, seat(1), "take", card=9)
     assert asked(events)["pips"] == 5 and state.display == (10, 11, 12)
-    state, events = act(state, seat(1), "take", card=10)
+    state, events = do(state, seat(1), "take", card=10)
     # the hand is full (5 cards): the 3 pips left are bottles at once
     assert state.player(1).bottles == 7 and state.player(1).hand == (0, 1, 2, 9, 10)
     assert asked(events) == {"seat": 1, "choice": "fate"}, "the optional fate card of the space"
-    state, events = act(state, seat(1), "draw_fate")
+    state, events = do(state, seat(1), "draw_fate")
     assert events[0].type == "fate_drawn" and events[0].data["colour"] == F1
     assert state.player(1).bottles == 8 and state.current == 2
 
@@ -534,24 +530,24 @@ def test_n_t4_two_pips_buy_a_display_card_the_rest_are_bottles() -> None:
 def test_n_t4_bottles_are_capped_at_eight_the_excess_stays_in_the_reserve() -> None:
     state = put(put(calm(), 1, location=F2, bottles=6), 1, hand=[0, 1, 2, 13, 14])
     reserve = state.reserve
-    state, events = act(state, seat(1), "replenish", dice("replenish", 1, 4, 3))
+    state, events = do(state, seat(1), "replenish", dice("replenish", 1, 4, 3))
     assert "split" not in [e.data.get("choice") for e in events], "a full hand takes no card"
     assert state.player(1).bottles == 8 and state.reserve == reserve - 2
-    state, events = act(state, seat(1), "skip")
+    state, events = do(state, seat(1), "skip")
     assert "fate_drawn" not in types(events) and state.current == 2
 
 
 def test_n_t4_the_split_stops_when_the_hand_is_full() -> None:
     state = put(calm(), 1, hand=[0, 1, 2, 13], location=F1)
-    state, _ = act(state, seat(1), "replenish", dice("replenish", 1, 4, 3))
-    state, events = act(state, seat(1), "take", card=9)
+    state, _ = do(state, seat(1), "replenish", dice("replenish", 1, 4, 3))
+    state, events = do(state, seat(1), "take", card=9)
     assert state.player(1).bottles == 4 + 5 - 1 and asked(events)["choice"] == "fate"
 
 
 @pytest.mark.parametrize("place", [START, OUBLIETTES])
 def test_ambiguity_12_no_fate_card_from_a_space_without_a_fate_colour(place: str) -> None:
     state = put(put(calm(), 1, location=place), 1, hand=[0, 1, 2, 13, 14])
-    state, events = act(state, seat(1), "replenish", dice("replenish", 1, 1, 1))
+    state, events = do(state, seat(1), "replenish", dice("replenish", 1, 1, 1))
     assert state.player(1).bottles == 6 and state.current == 2
     assert "fate_drawn" not in types(events) and all(e.data.get("choice") != "fate" for e in events)
 
@@ -559,8 +555,8 @@ def test_ambiguity_12_no_fate_card_from_a_space_without_a_fate_colour(place: str
 def test_n_t4_replenishing_is_allowed_from_the_oubliettes() -> None:
     state = put(calm(), 1, location=OUBLIETTES)
     assert Command("replenish") in GAME.actions(state, seat(1))
-    state, _ = act(state, seat(1), "replenish", dice("replenish", 1, 2, 1))
-    state, _ = act(state, seat(1), "take", card=9)
+    state, _ = do(state, seat(1), "replenish", dice("replenish", 1, 2, 1))
+    state, _ = do(state, seat(1), "take", card=9)
     assert state.player(1).bottles == 5 and state.player(1).location == OUBLIETTES and state.current == 2
 
 
@@ -569,12 +565,12 @@ def test_n_t4_replenishing_is_allowed_from_the_oubliettes() -> None:
 def fated(kind: str, colour: str, **options: Any) -> tuple[NuitState, list[Event]]:
     """Seat 1 moved one space onto `colour`, whose stack shows a `kind` card."""
     state = on_top(moving(calm(**options)), colour, kind)
-    return act(state, seat(1), "stop", spaces=1, at=colour)
+    return do(state, seat(1), "stop", spaces=1, at=colour)
 
 
 def test_n_f1_the_player_chooses_the_cards_given_back_under_the_deck() -> None:
     state = on_top(moving(put(calm(), 1, hand=[0, 13, 16])), F2, "lose_magic")
-    state, events = act(state, seat(1), "stop", spaces=1, at=F2)
+    state, events = do(state, seat(1), "stop", spaces=1, at=F2)
     assert asked(events) == {"seat": 1, "choice": "give_back", "count": 2}
     assert no(state, seat(1), "give_back", cards=[0]) == "give_back_count"
     assert no(state, seat(1), "give_back", cards=[0, 0]) == "not_in_hand"
@@ -582,17 +578,17 @@ def test_n_f1_the_player_chooses_the_cards_given_back_under_the_deck() -> None:
     assert no(state, seat(1), "give_back", cards="0,13") == "give_back_count"
     assert no(state, seat(1), "give_back", cards=[[0], [13]]) == "not_in_hand"
     assert no(state, seat(1), "give_back", cards=[True, 13]) == "not_in_hand"
-    state, _ = act(state, seat(1), "give_back", cards=[16, 0])
+    state, _ = do(state, seat(1), "give_back", cards=[16, 0])
     assert state.player(1).hand == (13,) and state.deck[-2:] == (16, 0) and state.current == 2
 
 
 def test_n_f1_fewer_cards_than_asked_are_all_given_back_at_once() -> None:
     state = on_top(moving(put(calm(), 1, hand=[0, 13])), F3, "lose_magic")
-    state, events = act(state, seat(1), "stop", spaces=1, at=F3)
+    state, events = do(state, seat(1), "stop", spaces=1, at=F3)
     assert types(events)[-2:] == ["magic_returned", "turn_passed"]
     assert state.player(1).hand == () and state.deck[-2:] == (0, 13)
     state = on_top(moving(turn_of(state, 1)), F3, "lose_magic")
-    state, events = act(state, seat(1), "stop", spaces=1, at=F3)
+    state, events = do(state, seat(1), "stop", spaces=1, at=F3)
     assert "magic_returned" not in types(events) and state.current == 2, "nothing to give back"
 
 
@@ -600,7 +596,7 @@ def test_n_f2_bottles_given_back_as_many_as_held() -> None:
     state, events = fated("lose_ketchup", F2)
     assert state.player(1).bottles == 2 and state.reserve == 60 - 2 - 4 - 4
     state = on_top(moving(put(turn_of(state, 1), 1, bottles=1)), F3, "lose_ketchup")
-    state, events = act(state, seat(1), "stop", spaces=1, at=F3)
+    state, events = do(state, seat(1), "stop", spaces=1, at=F3)
     paid = [e.data["paid"] for e in events if e.type == "bottles_paid" and e.data["cause"] == "fate"]
     assert state.player(1).bottles == 0 and paid == [1] and state.current == 2
 
@@ -609,14 +605,14 @@ def test_n_f3_choose_one_display_card_then_the_display_is_refilled() -> None:
     state, events = fated("choose_magic", F1)
     assert asked(events) == {"seat": 1, "choice": "pick"}
     assert no(state, seat(1), "take", card=13) == "not_on_display"
-    state, events = act(state, seat(1), "take", card=11)
+    state, events = do(state, seat(1), "take", card=11)
     assert state.player(1).hand == (0, 1, 2, 11) and state.display == (9, 10, 12) and state.current == 2
     assert events[0].data["cause"] == "fate"
     skipped, _ = fated("choose_magic", F1)
-    skipped, _ = act(skipped, seat(1), "skip")
+    skipped, _ = do(skipped, seat(1), "skip")
     assert skipped.player(1).hand == (0, 1, 2) and skipped.current == 2
     full = on_top(moving(put(calm(), 1, hand=[0, 1, 2, 13, 14])), F1, "choose_magic")
-    full, events = act(full, seat(1), "stop", spaces=1, at=F1)
+    full, events = do(full, seat(1), "stop", spaces=1, at=F1)
     assert full.current == 2, "a full hand cannot take the card: nothing to ask"
 
 
@@ -625,7 +621,7 @@ def test_n_f4_the_printed_bottles_capped_at_eight() -> None:
     assert state.player(1).bottles == 7
     state = on_top(moving(turn_of(state, 1)), F3, "gain_ketchup")
     reserve = state.reserve
-    state, events = act(state, seat(1), "stop", spaces=1, at=F3)
+    state, events = do(state, seat(1), "stop", spaces=1, at=F3)
     assert state.player(1).bottles == 8 and state.reserve == reserve - 1
     assert next(e for e in events if e.type == "bottles_taken").data["taken"] == 1
 
@@ -645,12 +641,12 @@ def test_n_f5_and_ambiguity_5_the_flying_vampire_flies_to_the_same_colour_by_def
     assert no(state, seat(1), "fly", to=F1) == "same_colour_only"
     for place in (COURTYARD, OUBLIETTES, START, None, ["fate-2"]):
         assert no(state, seat(1), "fly", to=place) == "no_fate_colour"
-    moved, events = act(state, seat(1), "fly", to=F2)
+    moved, events = do(state, seat(1), "fly", to=F2)
     assert types(events) == ["flew", "turn_passed"] and moved.player(1).location == F2
     anywhere, _ = fated("flying_vampire", F2, flying_vampire_target="any_space")
-    anywhere, _ = act(anywhere, seat(1), "fly", to=F3)
+    anywhere, _ = do(anywhere, seat(1), "fly", to=F3)
     assert anywhere.player(1).location == F3
-    stayed, _ = act(state, seat(1), "skip")
+    stayed, _ = do(state, seat(1), "skip")
     assert stayed.player(1).location == F2 and stayed.current == 2
 
 
@@ -658,7 +654,7 @@ def test_n_f5_and_ambiguity_6_a_peek_shows_the_tower_to_the_peeker_alone() -> No
     state, _ = fated("flying_vampire", F1)
     for bad in (0, 6, "3", True, None, 3.0):
         assert no(state, seat(1), "peek", tower=bad) == "no_such_tower"
-    state, events = act(state, seat(1), "peek", tower=3)
+    state, events = do(state, seat(1), "peek", tower=3)
     assert types(events) == ["tower_peeked", "turn_passed"] and events[0].reveals
     assert state.player(1).location == F1 and state.player(1).onions == 0 and not state.tower(3).opened
     mine = GAME.view(state, seat(1))
@@ -672,18 +668,18 @@ def test_n_f5_and_ambiguity_6_a_peek_shows_the_tower_to_the_peeker_alone() -> No
 
 def test_n_f5_with_physical_towers_the_peek_is_recorded_without_content() -> None:
     state, _ = fated("flying_vampire", F1, tower_mode="physical")
-    state, events = act(state, seat(1), "peek", tower=2)
+    state, events = do(state, seat(1), "peek", tower=2)
     assert events[0].data["content"] is None and state.peeks == ((1, 2),)
     assert "tomato" not in body(state, seat(1)) and state.current == 2
 
 
 def test_n_f_a_peeked_tower_opened_later_is_no_longer_a_peek_but_public() -> None:
     state, _ = fated("flying_vampire", F1, tomato=2)
-    state, _ = act(state, seat(1), "peek", tower=4)
+    state, _ = do(state, seat(1), "peek", tower=4)
     assert "tower-4-onion" in body(state, seat(1)) and "tower-4-onion" not in body(state, seat(2))
     state = moving(put(turn_of(state, 2), 2, bottles=8), 2)
-    state, _ = act(state, seat(2), "stop", spaces=1, at=COURTYARD, draws=dice("tax", state.turns, 1, 1))
-    state, _ = act(state, seat(2), "open", tower=4)
+    state, _ = do(state, seat(2), "stop", spaces=1, at=COURTYARD, draws=dice("tax", state.turns, 1, 1))
+    state, _ = do(state, seat(2), "open", tower=4)
     for viewer in VIEWERS:
         assert GAME.view(state, viewer)["towers"][3]["token"] == "tower-4-onion"
     assert GAME.view(state, seat(1))["peeked"] == []
@@ -694,7 +690,7 @@ def test_n_f_a_peeked_tower_opened_later_is_no_longer_a_peek_but_public() -> Non
 def courtyard(bottles: int, red: int, black: int, spaces: int = 1, hand: Sequence[int] | None = None,
               **options: Any) -> tuple[NuitState, list[Event]]:
     state = moving(put(calm(**options), 1, bottles=bottles, hand=hand))
-    return act(state, seat(1), "stop", spaces=spaces, at=COURTYARD, draws=dice("tax", 1, red, black))
+    return do(state, seat(1), "stop", spaces=spaces, at=COURTYARD, draws=dice("tax", 1, red, black))
 
 
 def test_n_c1_the_tax_is_both_dice_rolled_on_arrival_on_top_of_the_move() -> None:
@@ -722,14 +718,14 @@ def test_ambiguity_7_a_tax_elixirs_could_pay_waits_for_the_player() -> None:
     state, events = courtyard(2, 3, 2, hand=[0, 4])
     assert asked(events) == {"seat": 1, "choice": "debt", "amount": 5, "why": "tax"}
     assert no(state, seat(1), "pay") == "not_enough_bottles"
-    state, events = act(state, seat(1), "cash", card=4)
+    state, events = do(state, seat(1), "cash", card=4)
     assert events[0].data["counted"] is False
-    state, _ = act(state, seat(1), "cash", card=0)
+    state, _ = do(state, seat(1), "cash", card=0)
     assert state.player(1).bottles == 5
-    state, events = act(state, seat(1), "pay")
+    state, events = do(state, seat(1), "pay")
     assert state.player(1).bottles == 0 and asked(events)["choice"] == "tower"
     gave_up, _ = courtyard(2, 3, 2, hand=[0, 4])
-    gave_up, events = act(gave_up, seat(1), "skip")
+    gave_up, events = do(gave_up, seat(1), "skip")
     assert gave_up.player(1).location == OUBLIETTES and gave_up.player(1).bottles == 2
     assert gave_up.player(1).hand == (0, 4) and gave_up.current == 2
     _, events = courtyard(2, 3, 2, hand=[0])
@@ -741,7 +737,7 @@ def test_n_c3_and_n_e1_the_tomato_wins_at_once() -> None:
     assert no(state, seat(1), "open", tower=0) == "no_such_tower"
     assert no(state, seat(1), "open", tower="3") == "no_such_tower"
     assert no(state, seat(2), "open", tower=3) == "waiting_for"
-    state, events = act(state, seat(1), "open", tower=3)
+    state, events = do(state, seat(1), "open", tower=3)
     assert types(events) == ["tower_opened", "game_won"]
     assert GAME.is_over(state) and state.winner == 1 and state.phase == "over"
     assert no(state, seat(2), "cash", card=3) == "game_over"
@@ -757,7 +753,7 @@ def test_n_c3_and_n_e1_the_tomato_wins_at_once() -> None:
 
 def test_n_c3_and_ambiguity_14_an_onion_is_taken_the_tower_stays_empty_its_finder_goes_below() -> None:
     state, _ = courtyard(8, 1, 1)
-    state, events = act(state, seat(1), "open", tower=2)
+    state, events = do(state, seat(1), "open", tower=2)
     assert types(events) == ["tower_opened", "onion_taken", "player_moved", "turn_passed"]
     assert state.player(1).onions == 1 and state.player(1).location == OUBLIETTES and state.current == 2
     assert state.tower(2).opened and state.tower(2).content is None and not GAME.is_over(state)
@@ -765,15 +761,15 @@ def test_n_c3_and_ambiguity_14_an_onion_is_taken_the_tower_stays_empty_its_finde
         assert GAME.view(state, viewer)["towers"][1] == {"tower": 2, "opened": True, "found": "onion",
                                                          "empty": True, "token": "tower-2-onion"}
     state = moving(put(state, 2, bottles=8), 2)
-    state, _ = act(state, seat(2), "stop", spaces=1, at=COURTYARD, draws=dice("tax", state.turns, 1, 1))
+    state, _ = do(state, seat(2), "stop", spaces=1, at=COURTYARD, draws=dice("tax", state.turns, 1, 1))
     assert no(state, seat(2), "open", tower=2) == "tower_opened"
     assert Command("open", {"tower": 2}) not in GAME.actions(state, seat(2))
     # the onion's bonus: one display card before each of seat 1's moves (N-T0)
-    state, _ = act(state, seat(2), "open", tower=1)
+    state, _ = do(state, seat(2), "open", tower=1)
     assert state.player(2).onions == 1
     assert [p.location for p in state.players][:2] == [OUBLIETTES, OUBLIETTES], "N-C5: room for both"
     state = turn_of(state, 1)
-    state, _ = act(state, seat(1), "move", way="bribe")
+    state, _ = do(state, seat(1), "move", way="bribe")
     assert state.move["bonus"] == 1
 
 
@@ -781,9 +777,9 @@ def test_n_c3_physical_towers_the_table_says_what_was_found() -> None:
     state, _ = courtyard(8, 1, 1, tower_mode="physical")
     assert no(state, seat(1), "open", tower=2) == "say_what_was_found"
     assert no(state, seat(1), "open", tower=2, found="garlic") == "say_what_was_found"
-    onion, _ = act(state, seat(1), "open", tower=2, found="onion")
+    onion, _ = do(state, seat(1), "open", tower=2, found="onion")
     assert onion.player(1).location == OUBLIETTES and onion.player(1).onions == 1
-    won, _ = act(state, seat(1), "open", tower=5, found="tomato")
+    won, _ = do(state, seat(1), "open", tower=5, found="tomato")
     assert GAME.is_over(won) and won.winner == 1 and GAME.view(won, TABLE)["seal"] is None
 
 
@@ -806,55 +802,55 @@ def test_n_c4_leaving_the_oubliettes_needs_a_way_out() -> None:
 
 def test_n_c4a_a_bridge_card_leaves_and_counts_as_a_magic_card_of_the_move() -> None:
     state = below(hand=[16, 13, 14, 15])
-    state, events = act(state, seat(1), "move", way="bridge", card=16)
+    state, events = do(state, seat(1), "move", way="bridge", card=16)
     assert types(events) == ["move_begun", "magic_played", "oubliettes_left"]
     assert state.move["played"] == 1 and state.deck[-1] == 16 and state.bridges == 0
-    state, _ = act(state, seat(1), "play", card=13, spaces=1)
-    state, _ = act(state, seat(1), "play", card=14, spaces=1)
+    state, _ = do(state, seat(1), "play", card=13, spaces=1)
+    state, _ = do(state, seat(1), "play", card=14, spaces=1)
     assert no(state, seat(1), "play", card=15, spaces=1) == "magic_limit"
-    state, _ = act(state, seat(1), "stop", spaces=1, at=F1)
+    state, _ = do(state, seat(1), "stop", spaces=1, at=F1)
     assert state.player(1).location == F1
 
 
 def test_n_c4b_the_bribe_pays_four_bottles() -> None:
-    state, events = act(below(), seat(1), "move", way="bribe")
+    state, events = do(below(), seat(1), "move", way="bribe")
     assert types(events) == ["bottles_paid", "oubliettes_left", "move_begun"]
     assert state.player(1).bottles == 0 and state.stage() == "moving"
     assert no(below(bottles=3), seat(1), "move", way="bribe") == "not_enough_bottles"
     cheap = put(calm(oubliette_bribe=2), 1, location=OUBLIETTES, bottles=2)
-    cheap, _ = act(cheap, seat(1), "move", way="bribe")
+    cheap, _ = do(cheap, seat(1), "move", way="bribe")
     assert cheap.player(1).bottles == 0 and cheap.stage() == "moving"
 
 
 def test_n_c4c_an_escape_roll_is_paid_in_bottles_then_the_move_goes_on() -> None:
-    state, events = act(below(bottles=6), seat(1), "move", dice("escape", 1, 2, 3), way="roll")
+    state, events = do(below(bottles=6), seat(1), "move", dice("escape", 1, 2, 3), way="roll")
     assert types(events) == ["dice_rolled", "bottles_paid", "oubliettes_left", "move_begun"]
     assert state.player(1).bottles == 1 and state.stage() == "moving"
-    state, _ = act(state, seat(1), "stop", spaces=2, at=F2)
+    state, _ = do(state, seat(1), "stop", spaces=2, at=F2)
     assert state.player(1).location == F2
 
 
 def test_n_c4c_an_escape_roll_that_cannot_be_paid_keeps_the_vampire_below() -> None:
-    state, events = act(below(bottles=3, hand=[13]), seat(1), "move", dice("escape", 1, 3, 2), way="roll")
+    state, events = do(below(bottles=3, hand=[13]), seat(1), "move", dice("escape", 1, 3, 2), way="roll")
     assert types(events) == ["dice_rolled", "escape_failed", "turn_passed"]
     assert events[1].data == {"seat": 1, "needed": 5}
     assert state.player(1).location == OUBLIETTES and state.player(1).bottles == 3 and state.current == 2
 
 
 def test_n_c4c_elixirs_may_pay_the_escape_roll() -> None:
-    state, events = act(below(bottles=3, hand=[7]), seat(1), "move", dice("escape", 1, 3, 2), way="roll")
+    state, events = do(below(bottles=3, hand=[7]), seat(1), "move", dice("escape", 1, 3, 2), way="roll")
     assert asked(events) == {"seat": 1, "choice": "debt", "amount": 5, "why": "escape"}
-    state, _ = act(state, seat(1), "cash", card=7)
-    state, events = act(state, seat(1), "pay")
+    state, _ = do(state, seat(1), "cash", card=7)
+    state, events = do(state, seat(1), "pay")
     assert types(events)[-2:] == ["oubliettes_left", "move_begun"] and state.player(1).bottles == 1
     assert state.move["played"] == 0, "cashed before the move began: not counted"
 
 
 def test_n_c5_the_oubliettes_hold_any_number_of_vampires_and_no_duel() -> None:
     state = put(put(below(), 2, location=OUBLIETTES), 3, location=OUBLIETTES)
-    state, events = act(state, seat(1), "replenish", dice("replenish", 1, 1, 1))
+    state, events = do(state, seat(1), "replenish", dice("replenish", 1, 1, 1))
     assert asked(events) == {"seat": 1, "choice": "split", "pips": 2}
-    state, _ = act(state, seat(1), "skip")
+    state, _ = do(state, seat(1), "skip")
     assert all(p.location == OUBLIETTES for p in state.players)
     assert state.current == 2 and GAME.actions(state, seat(2))[0] == Command("move", {"way": "bribe"})
 
@@ -863,7 +859,7 @@ def test_n_c5_the_oubliettes_hold_any_number_of_vampires_and_no_duel() -> None:
 
 def test_turns_go_clockwise_from_the_starter_after_every_completed_turn() -> None:
     state = new_game(players=3)
-    state, _ = act(state, TABLE, "roll", [*faces(1, 1, 1, 1), *faces(1, 2, 4, 3), *faces(1, 3, 2, 1)])
+    state, _ = do(state, TABLE, "roll", [*faces(1, 1, 1, 1), *faces(1, 2, 4, 3), *faces(1, 3, 2, 1)])
     state = tops(state, "gain_ketchup")
     assert state.order == (2, 3, 1) and state.current == 2
     seen = []
@@ -875,9 +871,9 @@ def test_turns_go_clockwise_from_the_starter_after_every_completed_turn() -> Non
             if other != who:
                 assert no(state, seat(other), "replenish") == "waiting_for"
                 assert no(state, seat(other), "move") == "waiting_for"
-        state, events = act(state, seat(who), "replenish", dice("replenish", state.turns, 1, 1))
+        state, events = do(state, seat(who), "replenish", dice("replenish", state.turns, 1, 1))
         if state.stage() == "split":
-            state, events = act(state, seat(who), "skip")
+            state, events = do(state, seat(who), "skip")
         assert events[-1].type == "turn_passed"
     assert seen == [2, 3, 1, 2] and state.turns == 5
 
@@ -945,11 +941,11 @@ def situation(name: str) -> NuitState:
     if name == "moving":
         return state
     if name == "meet":
-        state, _ = act(state, seat(1), "stop", spaces=1, at=F2)
+        state, _ = do(state, seat(1), "stop", spaces=1, at=F2)
         assert state.stage() == "meet"
         return state
     kind = {"flying": "flying_vampire", "give_back": "lose_magic"}[name]
-    state, _ = act(on_top(state, F1, kind), seat(1), "stop", spaces=1, at=F1)
+    state, _ = do(on_top(state, F1, kind), seat(1), "stop", spaces=1, at=F1)
     assert state.stage() == name
     return state
 
@@ -969,7 +965,7 @@ def test_a_glove_names_its_victim_by_seat_number_not_by_a_boolean() -> None:
 def test_a_duel_names_its_defender_by_seat_number_not_by_a_boolean() -> None:
     state = put(put(calm(), 1, location=F2), 2, location=F1)
     state = moving(turn_of(state, 2), 2)
-    state, _ = act(state, seat(2), "stop", spaces=1, at=F2)
+    state, _ = do(state, seat(2), "stop", spaces=1, at=F2)
     assert no(state, seat(2), "duel", seat=True) == "not_on_that_space"
 
 
@@ -993,12 +989,12 @@ def test_views_show_everything_public_to_everyone() -> None:
 
 def test_views_never_show_a_closed_towers_content_during_a_whole_turn() -> None:
     state, _ = fated("flying_vampire", F1, tomato=4)
-    state, _ = act(state, seat(1), "peek", tower=4)
+    state, _ = do(state, seat(1), "peek", tower=4)
     state = moving(put(turn_of(state, 2), 2, bottles=8), 2)
     steps: list[tuple[str, dict[str, Any], Draws]] = [
         ("stop", {"spaces": 1, "at": COURTYARD}, dice("tax", state.turns, 1, 1)), ("open", {"tower": 1}, [])]
     for command, args, draws in steps:
-        state, _ = act(state, seat(2), command, draws, **args)
+        state, _ = do(state, seat(2), command, draws, **args)
         for viewer in (TABLE, HOST, seat(2), seat(3)):
             text = body(state, viewer)
             assert not any(f"tower-{n}-tomato" in text or (n != 1 and f"tower-{n}-onion" in text)
@@ -1009,7 +1005,7 @@ def test_views_never_show_a_closed_towers_content_during_a_whole_turn() -> None:
 
 def test_the_host_ending_the_game_shows_every_tower_and_opens_the_seal() -> None:
     state, _ = courtyard(8, 1, 1, tomato=5)
-    state, _ = act(state, seat(1), "open", tower=2)
+    state, _ = do(state, seat(1), "open", tower=2)
     assert "tower-5-tomato" not in body(state, TABLE)
     closed = GAME.close(state)
     assert GAME.is_over(closed) and closed.winner is None
@@ -1029,29 +1025,29 @@ def test_the_host_ending_the_game_shows_every_tower_and_opens_the_seal() -> None
 
 def test_a_scripted_round_keeps_the_ledger_whole_after_every_event() -> None:
     state = new_game(players=3, tomato=2)
-    state, _ = act(state, TABLE, "roll", [*faces(1, 1, 4, 3), *faces(1, 2, 1, 1), *faces(1, 3, 2, 2)])
+    state, _ = do(state, TABLE, "roll", [*faces(1, 1, 4, 3), *faces(1, 2, 1, 1), *faces(1, 3, 2, 2)])
     assert state.current == 1
     # seat 1 moves 3 spaces to fate-2 (the stack shows lose magic 2), gives back two elixirs
-    state, _ = act(state, seat(1), "move")
-    state, events = act(state, seat(1), "stop", spaces=3, at=F2)
+    state, _ = do(state, seat(1), "move")
+    state, events = do(state, seat(1), "stop", spaces=3, at=F2)
     assert asked(events) == {"seat": 1, "choice": "give_back", "count": 2}
-    state, _ = act(state, seat(1), "give_back", cards=[0, 2])
+    state, _ = do(state, seat(1), "give_back", cards=[0, 2])
     # seat 2 replenishes 3 + 2: a card and three bottles, no fate card from the start
-    state, _ = act(state, seat(2), "replenish", dice("replenish", 2, 3, 2))
-    state, _ = act(state, seat(2), "take", card=9)
-    state, events = act(state, seat(2), "skip")
+    state, _ = do(state, seat(2), "replenish", dice("replenish", 2, 3, 2))
+    state, _ = do(state, seat(2), "take", card=9)
+    state, events = do(state, seat(2), "skip")
     assert state.player(2).bottles == 7 and events[-1].type == "turn_passed"
     # seat 3 attacks seat 1 on fate-2 (two spaces), wins 4 to 1 and pushes seat 1 to fate-3
-    state, _ = act(state, seat(3), "move")
-    state, _ = act(state, seat(3), "stop", spaces=2, at=F2)
-    state, _ = act(state, seat(3), "duel", [duel_die(3, 1, 3, "red", 4), duel_die(3, 1, 1, "black", 1)], seat=1)
-    state, _ = act(state, seat(3), "take", card=10)
-    state, events = act(state, seat(3), "push", to=F3)
+    state, _ = do(state, seat(3), "move")
+    state, _ = do(state, seat(3), "stop", spaces=2, at=F2)
+    state, _ = do(state, seat(3), "duel", [duel_die(3, 1, 3, "red", 4), duel_die(3, 1, 1, "black", 1)], seat=1)
+    state, _ = do(state, seat(3), "take", card=10)
+    state, events = do(state, seat(3), "push", to=F3)
     assert events[-2].type == "bottles_paid" and events[-2].data["cause"] == "fate", "fate-2 now: lose ketchup 2"
     assert state.player(1).bottles == 0 and state.player(3).bottles == 4 - 1 + 2 - 2
     # seat 1 goes to the castle and opens the tomato
     state = put(state, 1, bottles=8)
-    state, _ = act(state, seat(1), "move")
-    state, _ = act(state, seat(1), "stop", spaces=1, at=COURTYARD, draws=dice("tax", 4, 2, 2))
-    state, events = act(state, seat(1), "open", tower=2)
+    state, _ = do(state, seat(1), "move")
+    state, _ = do(state, seat(1), "stop", spaces=1, at=COURTYARD, draws=dice("tax", 4, 2, 2))
+    state, events = do(state, seat(1), "open", tower=2)
     assert types(events) == ["tower_opened", "game_won"] and state.winner == 1
