@@ -414,3 +414,41 @@ def scene(request: pytest.FixtureRequest, chromium: Browser, playwright_driver: 
         yield builder.build(getattr(request.module, "PLAYERS", PLAYER_NAMES))
     finally:
         builder.close()
+
+
+# -- what the game tests share -----------------------------------------------------------------
+
+def picture(view: dict[str, Any]) -> dict[str, Any]:
+    """The game's own part of a table view."""
+    return view["game"]["view"]
+
+
+def wait_on(screen: Screen, selector: str, what: str, timeout_s: float = 5.0, **filters: Any) -> None:
+    try:
+        screen.page.locator(selector, **filters).first.wait_for(timeout=timeout_s * 1000)
+    except PlaywrightError:
+        shown = screen.page.locator("#game").inner_text()[:800] if screen.page.locator("#game").count() else ""
+        pytest.fail(f"{screen.name} does not show {what} ({selector}) within {timeout_s} s: {screen.errors} {shown}")
+
+
+def switch_language(scene: Scene, screens: list[Screen], lang: str, ready: str) -> None:
+    """Each screen reloads in `lang` (the choice is kept in a cookie for its later pages) and shows
+    `ready` again."""
+    for screen in screens:
+        path = "/table" if screen is scene.table else "/host" if screen is scene.host else "/me"
+        screen.page.goto(f"{scene.service.base}{path}?lang={lang}")
+        screen.page.locator("#link:not(.down)").wait_for()
+        screen.page.locator(ready).first.wait_for()
+        assert screen.page.locator("html").get_attribute("lang") == lang
+
+
+def shoot(screen: Screen, path: Path) -> None:
+    screen.page.screenshot(path=str(path), full_page=True, animations="disabled")
+
+
+def fits(phone: Screen) -> None:
+    """Nothing on the phone's screen is wider than the screen."""
+    wide = phone.page.evaluate("""() => [document.documentElement.scrollWidth, innerWidth,
+        [...document.querySelectorAll('#game *')].filter((e) => e.getBoundingClientRect().right > innerWidth + 0.5)
+          .map((e) => e.tagName + '.' + e.className).slice(0, 5)]""")
+    assert wide[0] <= wide[1] and not wide[2], f"{phone.name} is wider than its {wide[1]} px screen: {wide}"

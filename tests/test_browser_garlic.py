@@ -27,7 +27,17 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 
 from companion.server.patch import apply as apply_patch
-from tests.browser_support import PLAYER_NAMES, SOUND_SPY_JS, Scene, Screen
+from tests.browser_support import (
+    PLAYER_NAMES,
+    SOUND_SPY_JS,
+    Scene,
+    Screen,
+    fits,
+    picture,
+    shoot,
+    switch_language,
+    wait_on,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -49,39 +59,6 @@ Place = tuple[int, int]
 
 
 # ---------------------------------------------------------------------------------------------- helpers
-
-def picture(view: dict[str, Any]) -> dict[str, Any]:
-    return view["game"]["view"]
-
-
-def wait_on(screen: Screen, selector: str, what: str, timeout_s: float = 5.0, **filters: Any) -> None:
-    try:
-        screen.page.locator(selector, **filters).first.wait_for(timeout=timeout_s * 1000)
-    except PlaywrightError:
-        pytest.fail(f"{screen.name} does not show {what} ({selector}) within {timeout_s} s")
-
-
-def switch_language(scene: Scene, screens: list[Screen], lang: str) -> None:
-    """Each screen reloads in `lang` (the choice is kept in a cookie for its later pages)."""
-    for screen in screens:
-        path = "/table" if screen is scene.table else "/host" if screen is scene.host else "/me"
-        screen.page.goto(f"{scene.service.base}{path}?lang={lang}")
-        screen.page.locator("#link:not(.down)").wait_for()
-        screen.page.locator(".garlic").first.wait_for()
-        assert screen.page.locator("html").get_attribute("lang") == lang
-
-
-def shoot(screen: Screen, path: Path) -> None:
-    screen.page.screenshot(path=str(path), full_page=True, animations="disabled")
-
-
-def fits(phone: Screen) -> None:
-    """Nothing on the phone's screen is wider than the screen."""
-    wide = phone.page.evaluate("""() => [document.documentElement.scrollWidth, innerWidth,
-        [...document.querySelectorAll('#game *')].filter((e) => e.getBoundingClientRect().right > innerWidth + 0.5)
-          .map((e) => e.tagName + '.' + e.className).slice(0, 5)]""")
-    assert wide[0] <= wide[1] and not wide[2], f"{phone.name} is wider than its {wide[1]} px screen: {wide}"
-
 
 def buzzer_top(phone: Screen) -> float | None:
     """Where the phone's buzzer is on its page (None when it shows none)."""
@@ -340,10 +317,10 @@ def test_three_phones_play_clearing_coffins_to_the_win(scene: Scene, artifacts: 
             shoot(phone, artifacts / f"garlic-phone-skull-{lang}.png")
             shots.add("skull")
             other = "fr" if lang == "en" else "en"
-            switch_language(scene, [phone], other)
+            switch_language(scene, [phone], other, ".garlic")
             if phone.page.locator("#buzzer.hands_off").count():   # the three seconds may be over
                 shoot(phone, artifacts / f"garlic-phone-skull-{other}.png")
-            switch_language(scene, [phone], lang)
+            switch_language(scene, [phone], lang, ".garlic")
 
         # The win waits for the screenshots: the claim chooser, and a skull round if one comes soon.
         may_win = {"claim", "table"} <= shots and ("skull" in shots or number > SKULL_WAIT_ROUNDS)
@@ -377,13 +354,13 @@ def test_three_phones_play_clearing_coffins_to_the_win(scene: Scene, artifacts: 
             # The claim chooser and the table mid-game, in English, then in French.
             for language in ("en", "fr"):
                 if language != lang:
-                    switch_language(scene, [table, slapper], language)
+                    switch_language(scene, [table, slapper], language, ".garlic")
                     lang = language
                     wait_on(slapper, "#garlic-choose", "the chooser")
                 table.page.locator(".g-result").wait_for()
                 shoot(slapper, artifacts / f"garlic-phone-claim-{language}.png")
                 shoot(table, artifacts / f"garlic-table-{language}.png")
-            switch_language(scene, [table, slapper], "en")
+            switch_language(scene, [table, slapper], "en", ".garlic")
             lang = "en"
             shots |= {"claim", "table"}
 
@@ -428,7 +405,7 @@ def test_three_phones_play_clearing_coffins_to_the_win(scene: Scene, artifacts: 
     wait_on(phones[pic["winner"]], ".g-status.over", "the win on the winner's phone", has_text="You win!")
     wait_on(host, ".garlic-host .g-status.over", "the win on the console", has_text=f"{winner} wins!")
     shoot(table, artifacts / "garlic-table-win-en.png")
-    switch_language(scene, [table], "fr")
+    switch_language(scene, [table], "fr", ".garlic")
     wait_on(table, ".g-status.over", "the win in French", has_text=f"{winner} gagne !")
     shoot(table, artifacts / "garlic-table-win-fr.png")
 

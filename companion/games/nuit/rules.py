@@ -378,7 +378,7 @@ def _evolve(state: NuitState, event: Event) -> NuitState:
     if kind in _TURN_EVENTS:
         return _TURN_EVENTS[kind](state, data)
     if kind == "game_won":
-        return replace(state, phase="over", winner=data["seat"], current=None,
+        return replace(state, phase="over", winner=data["seat"], current=None, turn={},
                        happenings=_happened(state, "won", {"seat": data["seat"], "tower": data["tower"]}))
     raise ValueError(f"la nuit des vampires has no event {kind!r}")
 
@@ -405,7 +405,7 @@ def _magic_played(state: NuitState, data: Mapping[str, Any]) -> NuitState:
     changes: dict[str, Any] = {
         "players": _with_player(state, player.seat, hand=tuple(c for c in player.hand if c != card)),
         "deck": (*state.deck, card),
-        "happenings": _happened(state, "magic_played", {k: data[k] for k in ("seat", "card", "kind")}
+        "happenings": _happened(state, "magic_played", {"seat": data["seat"], "card": card, "card_kind": data["kind"]}
                                 | {k: data[k] for k in ("spaces", "use", "from") if k in data}),
     }
     if data["counted"]:
@@ -458,7 +458,7 @@ def _duel_tied(state: NuitState, data: Mapping[str, Any]) -> NuitState:
     assert duel is not None
     dice = {seat: "black" if die == "red" else "red" for seat, die in duel["dice"].items()}
     return replace(state, duel={**duel, "round": duel["round"] + 1, "dice": dice,
-                                "played": {seat: [] for seat in duel["played"]}, "ready": [],
+                                "played": {seat: [] for seat in duel["played"]}, "ready": [], "rolls": None,
                                 "tied": dict(duel["rolls"] or {})})
 
 

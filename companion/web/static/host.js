@@ -76,6 +76,8 @@
     const noteId = option.note ? `option-note-${option.key}` : null;
     const note = option.note ? el("p", { class: "hint option-note", id: noteId }, C.text(option.note)) : null;
     if (option.kind === "counts") return countsField(option, note, noteId);
+    if (option.kind === "list") return listField(option, note, noteId);
+    if (option.kind === "fate_stack") return fateStackField(option, note, noteId);
     // Values may be lists (a die's faces): compared by their JSON.
     const chosen = JSON.stringify(option.default);
     return el("div", { class: "option" }, el("label", {},
@@ -85,6 +87,56 @@
     note);
   }
 
+  // A list typed in from the owner's box (kind "list"): a die's faces, the colours' names; sent as
+  // a JSON list of numbers or of trimmed names. The server checks it (bad_options says what is wrong).
+  function listField(option, note, noteId) {
+    const id = `option-${option.key}`;
+    const value = (option.default || []).join(", ");
+    const help = option.item === "number" ? ui.nuit_option_numbers : ui.nuit_option_names;
+    return el("div", { class: "option option-list" },
+      el("label", { for: id }, C.text(option.label)),
+      el("input", { id, type: "text", "data-list": option.key, "data-item": option.item, value, autocomplete: "off",
+        inputmode: option.item === "number" ? "numeric" : null, "aria-describedby": [`${id}-help`, noteId].filter(Boolean).join(" ") }),
+      el("p", { class: "hint", id: `${id}-help` }, option.length ? C.fill(ui.nuit_option_length, { n: option.length, what: help }) : help),
+      note);
+  }
+  function listValue(input) {
+    const items = input.value.split(",").map((x) => x.trim()).filter((x) => x !== "");
+    return input.dataset.item === "number" ? items.map((x) => (/^-?\d+(\.\d+)?$/.test(x) ? Number(x) : x)) : items;
+  }
+
+  // The fate cards of one colour (kind "fate_stack"): a row per card, its kind and, for the kinds
+  // that print a number, n ("c" = the colour's number, or a number).
+  const NUMBERED = ["lose_magic", "lose_ketchup", "gain_ketchup"];
+  function fateStackField(option, note, noteId) {
+    const rows = el("ol", { class: "fate-rows" });
+    const addRow = (card) => {
+      const kind = el("select", { "data-fate": "kind", "aria-label": ui.nuit_option_kind },
+        option.kinds.map((k) => el("option", { value: k, selected: k === card.kind }, ui[`nuit_kind_${k}`] || k)));
+      const n = el("input", { type: "text", "data-fate": "n", size: "3", value: card.n === undefined ? "c" : String(card.n),
+        "aria-label": ui.nuit_option_n, title: ui.nuit_option_n });
+      const showN = () => { n.hidden = !NUMBERED.includes(kind.value); };
+      kind.addEventListener("change", showN);
+      showN();
+      const li = el("li", { class: "fate-row" }, kind, n,
+        el("button", { type: "button", class: "fate-remove", "aria-label": ui.nuit_option_remove, onclick: () => li.remove() }, "−"));
+      rows.append(li);
+    };
+    for (const card of option.default || []) addRow(card);
+    return el("fieldset", { class: "fate-stack", "data-key": option.key, "aria-describedby": noteId },
+      el("legend", {}, C.text(option.label)), rows,
+      el("button", { type: "button", class: "fate-add", onclick: () => addRow({ kind: option.kinds[0] }) }, ui.nuit_option_add),
+      el("p", { class: "hint" }, ui.nuit_option_n), note);
+  }
+  function fateStackValue(box) {
+    return [...box.querySelectorAll(".fate-row")].map((row) => {
+      const kind = row.querySelector("[data-fate=kind]").value;
+      if (!NUMBERED.includes(kind)) return { kind };
+      const raw = row.querySelector("[data-fate=n]").value.trim();
+      return { kind, n: /^\d+$/.test(raw) ? Number(raw) : raw };
+    });
+  }
+
   // The cards of each kind in the owner's own box: once the host changes a number, the game
   // is told the deck was counted (`<key>_counted`), and the table keeps the counts as its own.
   function countsField(option, note, noteId) {
@@ -92,15 +144,17 @@
     const total = el("output", { class: "counts-total", "aria-live": "polite" });
     const inputs = option.keys.map((key) => el("input", { type: "number", min: "0", max: "40", step: "1", inputmode: "numeric",
       id: `count-${option.key}-${key}`, "data-count": key, value: String(counts[key] === undefined ? 0 : counts[key]) }));
-    const box = el("fieldset", { class: "counts", "data-key": option.key, "data-counted": option.counted ? "1" : "0",
+    // Only a game that asks whether its deck was counted (`counted` in its schema) is told so.
+    const box = el("fieldset", { class: "counts", "data-key": option.key,
+      "data-counted": "counted" in option ? (option.counted ? "1" : "0") : null,
       "aria-describedby": noteId },
     el("legend", {}, C.text(option.label)),
     el("div", { class: "counts-grid" }, option.keys.map((key, i) => el("label", { for: inputs[i].id },
-      el("span", {}, ui[`card_${key.replace("-", "_")}`] || key), inputs[i]))),
-    total, el("p", { class: "hint" }, option.counted ? ui.deck_counted : ui.deck_count_help), note);
+      el("span", {}, ui[`card_${key.replace("-", "_")}`] || ui[`nuit_count_${key}`] || key), inputs[i]))),
+    total, "counted" in option ? el("p", { class: "hint" }, option.counted ? ui.deck_counted : ui.deck_count_help) : null, note);
     const update = () => {
       const sum = inputs.reduce((n, input) => n + (Number(input.value) || 0), 0);
-      total.textContent = C.fill(ui.deck_total, { n: sum });
+      total.textContent = C.fill("counted" in option ? ui.deck_total : ui.nuit_option_total, { n: sum });
     };
     for (const input of inputs) input.addEventListener("input", () => { box.dataset.edited = "1"; update(); });
     update();
@@ -120,8 +174,11 @@
       const counts = {};
       for (const input of box.querySelectorAll("input[data-count]")) counts[input.dataset.count] = Number(input.value);
       options[box.dataset.key] = counts;
-      if (box.dataset.edited === "1" || box.dataset.counted === "1") options[`${box.dataset.key}_counted`] = true;
+      const asks = box.dataset.counted !== undefined;
+      if (asks && (box.dataset.edited === "1" || box.dataset.counted === "1")) options[`${box.dataset.key}_counted`] = true;
     }
+    for (const input of $("game-options").querySelectorAll("input[data-list]")) options[input.dataset.list] = listValue(input);
+    for (const box of $("game-options").querySelectorAll("fieldset.fate-stack")) options[box.dataset.key] = fateStackValue(box);
     send("start_game", { game: $("game-select").value, options });
   });
 

@@ -24,8 +24,15 @@ window.Companion = (function () {
 
   function text(names) { return (names && (names[lang] || names.en)) || ""; }
 
+  // "{n}" is the parameter; "{n|bottle|bottles}" the word that agrees with it (in French 0 and 1
+  // take the singular).
   function fill(template, params) {
-    return String(template).replace(/\{(\w+)\}/g, (m, k) => (params && k in params ? String(params[k]) : m));
+    return String(template).replace(/\{(\w+)(?:\|([^|}]*)\|([^}]*))?\}/g, (m, k, one, many) => {
+      if (!params || !(k in params)) return m;
+      if (one === undefined) return String(params[k]);
+      const n = Number(params[k]);
+      return (lang === "fr" ? Math.abs(n) < 2 : n === 1) ? one : many;
+    });
   }
 
   function errorText(code, params) { return fill(errors[code] || code, params); }
