@@ -20,6 +20,7 @@ presses" lists each of them.
 from __future__ import annotations
 
 import time
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
@@ -166,7 +167,9 @@ def wait_for_result(screens: list[Screen], round_number: int, timeout_s: float =
 def expected_rows(result: dict[str, Any]) -> list[list[str]]:
     """The order table every screen must show (English), from the service's decision."""
     def ms(us: int) -> str:
-        return f"{us / 1000:.1f}"
+        # As the pages round (Intl.NumberFormat: the decimal value, halves away from zero): 197,350 µs
+        # is 197.4 ms, where Python's float formatting would say 197.3.
+        return str((Decimal(us) / 1000).quantize(Decimal("0.1"), ROUND_HALF_UP))
 
     rows = []
     for place, press in enumerate(result["decision"]["order"], start=1):

@@ -307,11 +307,12 @@
           : el("span", { class: "n-side-ready" }, ready ? ui.nuit_duel_ready : ui.nuit_duel_choosing),
         before ? el("span", { class: "n-side-before" }, fill(ui.nuit_duel_before, { round: d.round - 1, total: before.total })) : null);
     };
-    const tiedRolls = waiting ? Object.values(d.tied) : [];
+    const tiedRolls = d.tied ? Object.values(d.tied) : [];
     return el("section", { class: `n-duel${d.winner ? " over" : ""}`, "data-round": String(d.round), "aria-live": "polite" },
       el("h3", {}, fill(ui.nuit_duel_title, { place: placeName(d.at), round: d.round })),
       el("div", { class: "n-duel-row" }, side(d.attacker), el("span", { class: "n-vs" }, ui.nuit_vs), side(d.defender)),
-      tiedRolls.length ? el("p", { class: "n-tied" }, fill(ui.nuit_duel_tied, { total: tiedRolls[0].total })) : null,
+      tiedRolls.length ? el("p", { class: "n-tied" }, fill(waiting ? ui.nuit_duel_tied : ui.nuit_duel_was_tied,
+        { total: tiedRolls[0].total, round: d.round - 1 })) : null,
       d.winner ? el("p", { class: "n-duel-winner" }, fill(ui.nuit_duel_won, { a: nameOf(g, d.winner), b: nameOf(g, d.loser) })) : null);
   }
 
