@@ -19,14 +19,13 @@ from typing import Any
 
 import pytest
 
-from companion.fairness.rng import ReplayRandomSource
 from companion.games.base import HOST, SYSTEM, TABLE, Command, Event, GameDefinition, Rejection, Viewer, seat
 from companion.games.garlic import GARLIC_SLAP
 from companion.games.garlic.options import COMBINATIONS, FALSE_STARTS, PENALTY_CHOICES, TIE_POLICIES
 from companion.games.garlic.state import GarlicState
-from companion.store.records import canonical_json
 from tests.garlic_play import Played, new_game, play_game
 from tests.leak import play, serialized
+from tests.replay_check import assert_replays
 
 BUDGET = 5_000
 """Commands a game may take before it counts as never ending (the longest here takes 1,131)."""
@@ -586,34 +585,14 @@ def test_the_secret_check_catches_a_view_that_shows_a_player_their_own_coffins()
 
 # -- 4: replays ----------------------------------------------------------------------------------
 
-def through_the_log(event: Event) -> Event:
-    """The event as the store gives it back: canonical JSON, read again."""
-    return Event(event.type, json.loads(canonical_json(dict(event.data))), event.reveals)
-
-
 @pytest.mark.parametrize("mode", ["deck", "physical"])
 def test_a_finished_game_replays_from_its_log(mode: str) -> None:
     tally = Tally()
     for seed in range(4_000_000, 4_000_016):
         played = play_checked(seed, mode, tally)
-        # The log: the options, the seats, setup's draws, then the events.
-        rng = ReplayRandomSource(played.setup_draws)
-        state = GARLIC_SLAP.setup(played.options, played.seats, rng)
-        assert rng.finished(), "setup used every recorded draw"
-        for event in played.events:
-            state = GARLIC_SLAP.evolve(state, through_the_log(event))
-        assert state == played.state
-        # And each command, decided again from the state before it with its recorded draws, gives
-        # the same events (what `companion verify` checks).
-        rng = ReplayRandomSource(played.setup_draws)
-        state = GARLIC_SLAP.setup(played.options, played.seats, rng)
-        for turn in played.turns:
-            rng = ReplayRandomSource(turn.draws)
-            again = GARLIC_SLAP.decide(state, turn.actor, turn.command, rng)
-            assert rng.finished() and again == list(turn.events)
-            for event in again:
-                state = GARLIC_SLAP.evolve(state, event)
-        assert state == played.state
+        # The log: the options, the seats, setup's draws, then the events; and each command decided again.
+        assert_replays(GARLIC_SLAP, played.options, played.seats, played.setup_draws, played.events,
+                       ((t.actor, t.command, t.draws, t.events) for t in played.turns), played.state)
         for event in played.events:
             for lang in ("en", "fr"):
                 line = GARLIC_SLAP.describe(event, lang)

@@ -4,13 +4,18 @@ the key named on any bad value, and the start form's entries (labels and notes i
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 from companion.games.base import OptionsError
 
 UNVERIFIED_NOTE = {"en": "Unverified: no source gave this; check your box.",
                    "fr": "Non vérifié : aucune source ne le donne ; vérifiez votre boîte."}
 """Shown next to an option whose default is a placeholder for a fact no source gave."""
+
+
+def whole(value: Any) -> TypeGuard[int]:
+    """A whole number as JSON gives it: an int, never a bool (True is 1 to Python, not to a table)."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 class OptionReader:

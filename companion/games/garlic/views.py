@@ -14,6 +14,7 @@ from companion.games.base import Command, Event, Secret, Viewer
 from companion.games.garlic.options import DEFAULTS, UNVERIFIED
 from companion.games.garlic.rules import deadline, is_up, others_face_down
 from companion.games.garlic.state import BAT_KINDS, CLAIM_KINDS, GarlicState, Player
+from companion.games.lines import log_line
 
 
 def _slot_json(state: GarlicState, slot_card: int | None, up: bool) -> dict[str, Any]:
@@ -288,9 +289,6 @@ _LINE = {
 def describe(event: Event, lang: str) -> str:
     """One line for logs and `companion replay`: who did what, never which card a coffin is."""
     words = _WORDS.get(lang, _WORDS["en"])
-    template = words.get(_LINE.get(event.type, ""), "")
-    if not template:
-        return event.type
     params: dict[str, Any] = {k: v for k, v in event.data.items() if k not in ("card", "cards", "colour_face",
                                                                                "symbol_face")}
     if event.type in ("card_checked", "claim_judged", "claim_vote"):
@@ -298,7 +296,4 @@ def describe(event: Event, lang: str) -> str:
     if event.type == "card_checked":
         params.pop("colour", None)
         params.pop("symbol", None)
-    try:
-        return template.format(**params)
-    except (KeyError, IndexError):
-        return event.type
+    return log_line(_WORDS, lang, _LINE.get(event.type, ""), params, event.type)

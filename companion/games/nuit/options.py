@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from companion.games.base import OptionsError
-from companion.games.options import UNVERIFIED_NOTE, OptionReader, schema_option
+from companion.games.options import UNVERIFIED_NOTE, OptionReader, schema_option, whole
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 6
@@ -72,8 +72,6 @@ UNVERIFIED = ("red_die", "fate_colours", "fate_stack", "elixir_values")
 """Options whose default is a placeholder for a fact no source gave."""
 
 
-def _whole(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 
@@ -85,7 +83,7 @@ def _whole(value: Any) -> bool:
 def _die(options: Mapping[str, Any], key: str) -> list[int]:
     value = options.get(key, DEFAULTS[key])
     if not isinstance(value, list | tuple) or not 2 <= len(value) <= 12 \
-            or any(not _whole(face) or not 0 <= face <= 12 for face in value):
+            or any(not whole(face) or not 0 <= face <= 12 for face in value):
         raise OptionsError(key, "2 to 12 faces, each a whole number of pips from 0 to 12")
     return [int(face) for face in value]
 
@@ -112,7 +110,7 @@ def _fate_stack(options: Mapping[str, Any]) -> list[dict[str, Any]]:
         kind = str(card["kind"])
         if kind in NUMBERED:
             n = card.get("n")
-            if n != "c" and not (isinstance(n, int) and _whole(n) and 1 <= n <= 8):
+            if n != "c" and not (whole(n) and 1 <= n <= 8):
                 raise OptionsError(f"{key}.n", "\"c\" (the colour's number) or a whole number from 1 to 8")
             stack.append({"kind": kind, "n": n})
         else:
@@ -129,7 +127,7 @@ def _magic(options: Mapping[str, Any], needed: int) -> dict[str, int]:
     counts = {}
     for kind in MAGIC_KINDS:
         count = value[kind]
-        if not _whole(count) or not 0 <= count <= 20:
+        if not whole(count) or not 0 <= count <= 20:
             raise OptionsError(f"magic_cards.{kind}", "a whole number of cards from 0 to 20")
         counts[kind] = int(count)
     total = sum(counts.values())
@@ -147,11 +145,11 @@ def normalize_options(options: Mapping[str, Any]) -> dict[str, Any]:
     display = read.number("display_magic", 1, 6, whole=True)
     elixirs = options.get("elixir_values", DEFAULTS["elixir_values"])
     if not isinstance(elixirs, list | tuple) or len(elixirs) != len(ELIXIRS) \
-            or any(not _whole(v) or not 1 <= v <= max_bottles for v in elixirs):
+            or any(not whole(v) or not 1 <= v <= max_bottles for v in elixirs):
         raise OptionsError("elixir_values", f"{len(ELIXIRS)} whole numbers of bottles from 1 to {max_bottles}")
     outer = options.get("outer_start_spaces_used_with_players", DEFAULTS["outer_start_spaces_used_with_players"])
     if not isinstance(outer, list | tuple) \
-            or any(not _whole(n) or not MIN_PLAYERS <= n <= MAX_PLAYERS for n in outer) \
+            or any(not whole(n) or not MIN_PLAYERS <= n <= MAX_PLAYERS for n in outer) \
             or len(set(outer)) != len(outer):
         raise OptionsError("outer_start_spaces_used_with_players",
                            f"different player counts from {MIN_PLAYERS} to {MAX_PLAYERS}")

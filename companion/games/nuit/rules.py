@@ -34,6 +34,7 @@ from companion.games.nuit.state import (
     build_fate,
     build_magic,
 )
+from companion.games.options import whole
 from companion.games.story import Story
 
 GAME_ID = "nuit-des-vampires"
@@ -97,7 +98,7 @@ def _not_seated(state: NuitState, seat: int) -> Rejection | None:
 
 
 def _count(count: Any) -> bool:
-    return isinstance(count, int) and not isinstance(count, bool) and count >= 0
+    return whole(count) and count >= 0
 
 
 def take_bottles(state: NuitState, seat: int, count: int, cause: str) -> Outcome:

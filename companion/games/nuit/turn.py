@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeGuard
+from typing import Any
 
 from companion.fairness.rng import RandomSource
 from companion.games.base import Command, Event, Rejection, Viewer
@@ -36,6 +36,7 @@ from companion.games.nuit.rules import (
     take_magic,
 )
 from companion.games.nuit.state import COURTYARD, OUBLIETTES, START, NuitState
+from companion.games.options import whole
 
 WAYS_OUT = ("bridge", "bribe", "roll")
 """N-C4: a bridge card, the bribe in bottles, or a roll of both dice paid in bottles."""
@@ -49,12 +50,8 @@ Args = Mapping[str, Any]
 
 # -- small readings of the state -------------------------------------------------------------------
 
-def _whole(value: Any) -> TypeGuard[int]:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _card_in_hand(state: NuitState, seat: int, card: Any, *kinds: str) -> Rejection | None:
-    if not _whole(card) or card not in state.player(seat).hand:
+    if not whole(card) or card not in state.player(seat).hand:
         return Rejection("not_in_hand")
     if kinds and not any(state.magic[card].kind.startswith(k) for k in kinds):
         return Rejection("not_that_card")
@@ -340,18 +337,18 @@ def _check_play(state: NuitState, seat: int, args: Args) -> Rejection | None:
     kind = state.magic[args["card"]].kind
     if kind == "tempo":
         spaces = args.get("spaces")
-        return None if _whole(spaces) and spaces in TEMPO_SPACES else Rejection("tempo_spaces")
+        return None if whole(spaces) and spaces in TEMPO_SPACES else Rejection("tempo_spaces")
     if kind == "bridge":
         use = args.get("use")
+        if use not in BRIDGE_USES:
+            return Rejection("bad_arguments", {"detail": "use"})
         if use == "place":
             return Rejection("bridges_on_board") if state.bridges >= 2 else None
-        if use == "move":
-            return None if state.bridges >= 2 else Rejection("bridges_not_on_board")
-        return Rejection("bad_arguments", {"detail": "use"})
+        return None if state.bridges >= 2 else Rejection("bridges_not_on_board")
     victim, taken = args.get("from"), args.get("take")
-    if not _whole(victim) or victim == seat or not state.seated(victim):
+    if not whole(victim) or victim == seat or not state.seated(victim):
         return Rejection("choose_other_player")
-    if not _whole(taken) or taken not in state.player(victim).hand:
+    if not whole(taken) or taken not in state.player(victim).hand:
         return Rejection("bad_card")
     return Rejection("glove_on_glove") if state.magic[taken].kind == "glove" else None
 
@@ -399,7 +396,7 @@ def _check_take(state: NuitState, seat: int, args: Args) -> Rejection | None:
     if stage == "moving" and state.move.get("bonus", 0) <= 0:
         return Rejection("no_bonus")
     card = args.get("card")
-    if not _whole(card) or card not in state.display:
+    if not whole(card) or card not in state.display:
         return Rejection("not_on_display")
     if len(state.player(seat).hand) >= state.options["max_magic"]:
         return Rejection("hand_full", {"max": state.options["max_magic"]})
@@ -425,7 +422,7 @@ def _tell_take(story: _Turn, seat: int, args: Args) -> None:
 
 def _check_stop(state: NuitState, seat: int, args: Args) -> Rejection | None:
     spaces, at = args.get("spaces"), args.get("at")
-    if spaces not in MOVE_SPACES or not _whole(spaces):
+    if spaces not in MOVE_SPACES or not whole(spaces):
         return Rejection("move_spaces")
     if at != COURTYARD and at not in state.colours:
         return Rejection("no_such_place")
@@ -453,7 +450,7 @@ def _tell_stop(story: _Turn, seat: int, args: Args) -> None:
 
 def _check_duel(state: NuitState, seat: int, args: Args) -> Rejection | None:
     other = args.get("seat")
-    if not _whole(other) or other not in state.turn.get("seats", []):
+    if not whole(other) or other not in state.turn.get("seats", []):
         return Rejection("not_on_that_space")
     return None
 

@@ -13,10 +13,11 @@ from itertools import combinations
 from typing import Any
 
 from companion.games.base import Command, Event, Secret, Viewer
+from companion.games.lines import log_line
 from companion.games.nuit.options import DEFAULTS, ELIXIRS, UNVERIFIED
 from companion.games.nuit.rules import GAME_ID, SEAL_NAME, still_to_roll
 from companion.games.nuit.state import COURTYARD, OUBLIETTES, NuitState, Player, Tower
-from companion.games.nuit.turn import FOUND, MOVE_SPACES, TEMPO_SPACES, waiting_for
+from companion.games.nuit.turn import BRIDGE_USES, FOUND, MOVE_SPACES, TEMPO_SPACES, waiting_for
 
 
 def _player_json(state: NuitState, player: Player) -> dict[str, Any]:
@@ -179,7 +180,7 @@ def _stage_commands(state: NuitState, me: int) -> list[Command]:
             if kind == "tempo":
                 commands += [Command("play", {"card": card, "spaces": n}) for n in TEMPO_SPACES]
             elif kind == "bridge":
-                commands += [Command("play", {"card": card, "use": use}) for use in ("place", "move")]
+                commands += [Command("play", {"card": card, "use": use}) for use in BRIDGE_USES]
             elif kind == "glove":
                 commands += [Command("play", {"card": card, "from": other.seat, "take": taken})
                              for other in state.players if other.seat != me for taken in other.hand
@@ -270,10 +271,6 @@ _NEVER = ("card", "salt", "commitment")
 
 def describe(event: Event, lang: str) -> str:
     """One line for logs and `companion replay`: never a peeked tower's content nor the salt."""
-    words = _WORDS.get(lang, _WORDS["en"])
-    template = words.get(event.type, "")
-    if not template:
-        return event.type
     params: dict[str, Any] = {k: v for k, v in event.data.items() if k not in _NEVER}
     if event.type == "tower_peeked":
         params.pop("content", None)
@@ -281,7 +278,4 @@ def describe(event: Event, lang: str) -> str:
         params["number"] = len(event.data["cards"])
     if event.type == "duel_rolled":
         params["totals"] = ", ".join(f"{seat}: {roll['total']}" for seat, roll in event.data["rolls"].items())
-    try:
-        return template.format(**params)
-    except (KeyError, IndexError):
-        return event.type
+    return log_line(_WORDS, lang, event.type, params, event.type)

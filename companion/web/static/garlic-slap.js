@@ -5,17 +5,10 @@
 // (the slapper's phone only) and the end of the game.
 "use strict";
 (function (C) {
-  const { el, ui, fill } = C;
+  const { el, svg, ui, fill } = C;
   const R = C.reactions;
-  const SVG = "http://www.w3.org/2000/svg";
 
   // -- drawing: inline SVG only (no image files, no emoji) -------------------------------------
-  function svg(tag, attrs, ...children) {
-    const node = document.createElementNS(SVG, tag);
-    for (const [k, v] of Object.entries(attrs || {})) if (v !== null && v !== undefined) node.setAttribute(k, String(v));
-    for (const child of children.flat()) if (child) node.append(child);
-    return node;
-  }
   // Symbols on a 64 × 64 grid.
   const SYMBOLS = {
     bat: "M2 26C10 21 18 21 24 27L27 20L29.5 24.5H34.5L37 20L40 27C46 21 54 21 62 26C56 30 54 36 54 43"
@@ -127,12 +120,9 @@
   }
 
   // -- words ----------------------------------------------------------------------------------
-  const nameOf = (g, seat) => {
-    const p = g.players.find((x) => x.seat === seat);
-    return p && p.name ? p.name : `${ui.seat} ${seat}`;
-  };
+  const nameOf = C.seatName;
   const namesOf = (g, seats) => seats.map((s) => nameOf(g, s)).join(", ");
-  const me = (view) => (view.you ? view.you.seat : null);
+  const me = C.mySeat;
 
   function target(dice) {
     if (!dice) return "";
@@ -468,14 +458,7 @@
   // -- the phone's choices ------------------------------------------------------------------------
   const same = (a, b) => a && b && a[0] === b[0] && a[1] === b[1];
   const sendMe = (action) => C.send("me", action.name, action.args);
-
-  function actionButton(action, label, attrs) {
-    const reason = action.allowed ? "" : C.reasonText(action.reason);
-    return el("span", { class: "g-act" },
-      el("button", { type: "button", disabled: !action.allowed, title: reason || null, "data-name": action.name,
-        onclick: () => sendMe(action), ...(attrs || {}) }, label),
-      reason ? el("span", { class: "hint" }, reason) : null);
-  }
+  const actionButton = (action, label, attrs) => C.actionButton(action, label, attrs, "g-act");
 
   // A player's cards where some are choices: each card an action names is a button.
   function pickRow(player, actionFor, labelFor) {

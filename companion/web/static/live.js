@@ -39,6 +39,22 @@ window.Companion = (function () {
 
   function reasonText(reason) { return reason ? errorText(reason.code, reason.params) : ""; }
 
+  // Inline SVG drawing (the games draw their pieces with it: no image files, no emoji).
+  const SVG_NS = "http://www.w3.org/2000/svg";
+  function svg(tag, attrs, ...children) {
+    const node = document.createElementNS(SVG_NS, tag);
+    for (const [k, v] of Object.entries(attrs || {})) if (v !== null && v !== undefined) node.setAttribute(k, String(v));
+    for (const child of children.flat(Infinity)) if (child) node.append(child);
+    return node;
+  }
+
+  // A seat's player as a game's picture names them (`players`: [{seat, name}]).
+  function seatName(g, seat) {
+    const p = g.players.find((x) => x.seat === Number(seat));
+    return p && p.name ? p.name : `${ui.seat} ${seat}`;
+  }
+  const mySeat = (view) => (view.you ? view.you.seat : null);
+
   function showError(message, box) {
     const target = box || $("error");
     if (!target) return;
@@ -215,7 +231,18 @@ window.Companion = (function () {
       late.length ? el("p", { class: "hint" }, fill(ui.randomness_timed_out, { names: late.map(name).join(", ") })) : null);
   }
 
+  // A button for one of the game's actions, sent from this phone. When the rules refuse it now it is
+  // disabled and says why (beside it, unless `quiet`). `wrap` is the game's class for the pair.
+  function actionButton(action, label, attrs, wrap, quiet) {
+    const reason = action.allowed ? "" : reasonText(action.reason);
+    return el("span", { class: wrap },
+      el("button", { type: "button", disabled: !action.allowed, title: reason || null, "data-name": action.name,
+        "data-args": JSON.stringify(action.args), onclick: () => send("me", action.name, action.args), ...(attrs || {}) },
+        label),
+      reason && !quiet ? el("span", { class: "hint reason" }, reason) : null);
+  }
+
   initChrome();
-  return { boot, ui, lang, games, $, el, text, fill, errorText, reasonText, showError, post, send, follow,
-           setLink, byWho, renderTitle, applyPatch, fairness };
+  return { boot, ui, lang, games, $, el, svg, text, fill, errorText, reasonText, showError, post, send, follow,
+           setLink, byWho, renderTitle, applyPatch, fairness, seatName, mySeat, actionButton };
 })();

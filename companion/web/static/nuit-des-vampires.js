@@ -5,17 +5,10 @@
 // alone (the server sends it to nobody else).
 "use strict";
 (function (C) {
-  const { el, ui, fill } = C;
-  const SVG = "http://www.w3.org/2000/svg";
+  const { el, svg, ui, fill } = C;
   const GAME = "nuit-des-vampires";
 
   // -- drawing: inline SVG only ---------------------------------------------------------------------
-  function svg(tag, attrs, ...children) {
-    const node = document.createElementNS(SVG, tag);
-    for (const [k, v] of Object.entries(attrs || {})) if (v !== null && v !== undefined) node.setAttribute(k, String(v));
-    for (const child of children.flat(Infinity)) if (child) node.append(child);
-    return node;
-  }
   const art = (cls, viewBox, ...parts) => svg("svg", { viewBox, class: `n-icon ${cls}`, "aria-hidden": "true", focusable: "false" }, parts);
 
   // A ketchup bottle (full, or an empty outline for the room left under the limit).
@@ -61,11 +54,8 @@
 
   // -- words ------------------------------------------------------------------------------------------
   const token = (n) => `magic-${String(n).padStart(2, "0")}`;
-  const nameOf = (g, seat) => {
-    const p = g.players.find((x) => x.seat === Number(seat));
-    return p && p.name ? p.name : `${ui.seat} ${seat}`;
-  };
-  const me = (view) => (view.you ? view.you.seat : null);
+  const nameOf = C.seatName;
+  const me = C.mySeat;
   function colourName(name) {
     const m = /^fate-(\d)$/.exec(name || "");
     return m ? fill(ui.nuit_colour_n, { n: m[1] }) : name;
@@ -356,15 +346,10 @@
   }
 
   // -- the phone's choices ----------------------------------------------------------------------------
-  const sendMe = (action) => C.send("me", action.name, action.args);
+  // Every nuit button is an n-btn; `showReason: false` keeps a refusal to the button's tooltip.
   function actionButton(action, label, attrs) {
-    const reason = action.allowed ? "" : C.reasonText(action.reason);
-    const a = attrs || {};
-    const extra = a.class ? ` ${a.class}` : "";
-    return el("span", { class: "n-act" },
-      el("button", { type: "button", ...a, class: `n-btn${extra}`, disabled: !action.allowed, title: reason || null, "data-name": action.name,
-        "data-args": JSON.stringify(action.args), onclick: () => sendMe(action) }, label),
-      reason && a.showReason !== false ? el("span", { class: "hint reason" }, reason) : null);
+    const { showReason, ...a } = attrs || {};
+    return C.actionButton(action, label, { ...a, class: `n-btn${a.class ? ` ${a.class}` : ""}` }, "n-act", showReason === false);
   }
   const find = (game, name, test) => game.actions.find((a) => a.name === name && (!test || test(a.args)));
   const all = (game, name, test) => game.actions.filter((a) => a.name === name && (!test || test(a.args)));

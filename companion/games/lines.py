@@ -1,0 +1,19 @@
+"""A game's log line for an event (`GameDefinition.describe`), from its templates in English and
+French: a line a template cannot fill (a field it names is missing) falls back to the event's
+type, since a log line must never stop a replay."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+def log_line(templates: Mapping[str, Mapping[str, str]], lang: str, key: str, params: Mapping[str, Any],
+             fallback: str) -> str:
+    template = templates.get(lang, templates["en"]).get(key, "")
+    if not template:
+        return fallback
+    try:
+        return template.format(**params)
+    except (KeyError, IndexError):
+        return fallback
