@@ -32,6 +32,9 @@ REACHED = {
     "nuit-des-vampires": (450, {"start_decided", "move_begun", "magic_played", "magic_stolen", "fate_drawn",
                                 "duel_rolled", "duel_won", "tower_peeked", "tower_opened", "onion_taken",
                                 "game_won", "seed_revealed"}),
+    # Random play accepts 280 of 2400 commands (seed 3): draws, discards, takes and hunts; whole rounds
+    # are played in tests/test_vampir_properties.py.
+    "vampir": (250, {"cards_drawn", "card_discarded", "hunt_laid", "turn_passed", "seed_revealed"}),
 }
 SHAPE = {"nuit-des-vampires": (12, 200)}
 """Games and steps per game where the default (60 games of 40 steps) is too short to reach the end."""

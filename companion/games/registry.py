@@ -10,7 +10,8 @@ from companion.games.buzzer_quiz import BUZZER_QUIZ
 from companion.games.dice_tray import DICE_TRAY
 from companion.games.garlic import GARLIC_SLAP
 from companion.games.nuit import NUIT_DES_VAMPIRES
+from companion.games.vampir import VAMPIR
 
 GAMES: Mapping[str, GameDefinition[Any]] = {
-    game.id: game for game in (DICE_TRAY, BUZZER_QUIZ, GARLIC_SLAP, NUIT_DES_VAMPIRES)}
+    game.id: game for game in (DICE_TRAY, BUZZER_QUIZ, GARLIC_SLAP, NUIT_DES_VAMPIRES, VAMPIR)}
 """The games a host can start."""

@@ -1,0 +1,160 @@
+"""Vampir's state: the 106 cards, the six location piles, the hands, the hunts, and the rounds.
+
+Values only. Cards are numbers into the catalogue `CARDS` (the same for every game), so a pile or
+a hand is a tuple of numbers. A hunt also keeps its counts, which is all a physical table enters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from companion.games.seats import Seated
+from companion.games.vampir.options import COLOURS, JOKERS, ONE_HEAD, TWO_HEAD
+
+Phase = Literal["starter", "turn", "playing", "entering", "scored", "over"]
+"""Who starts the round (the host chooses); a digital turn; a physical round being played; the
+physical hunts being entered; a round scored (the next one waits); the match over."""
+STAGES = ("choose", "drawn", "hunting", "done")
+"""What a digital turn waits for: draw or take (V-T1, V-T2); after a draw, a discard or a hunt
+(V-T1a, V-T1b); after a hunt, another one or the end of the turn (when more hunts are allowed);
+after a discard, the end of the turn (which follows at once, unless an undo stopped in between)."""
+RECENT = 6
+"""How many happenings the table display lists."""
+
+
+@dataclass(frozen=True, slots=True)
+class Card:
+    number: int
+    colour: str | None
+    """None for a "Somewhere" joker."""
+    heads: int
+
+    @property
+    def joker(self) -> bool:
+        return self.colour is None
+
+    def token(self, round_number: int) -> str:
+        """The card's unique name in views during one round (the same card is dealt again next round,
+        to someone else: the round keeps the names apart)."""
+        return f"vampir-r{round_number}-{self.number:03d}"
+
+    def to_json(self, round_number: int) -> dict[str, Any]:
+        return {"card": self.token(round_number), "colour": self.colour, "heads": self.heads}
+
+
+def _catalogue() -> tuple[Card, ...]:
+    cards: list[Card] = []
+    for colour in COLOURS:
+        cards += [Card(len(cards) + i, colour, 1) for i in range(ONE_HEAD)]
+        cards += [Card(len(cards) + i, colour, 2) for i in range(TWO_HEAD)]
+    cards += [Card(len(cards) + i, None, 1) for i in range(JOKERS)]
+    return tuple(cards)
+
+
+CARDS = _catalogue()
+"""Per colour 11 one-head then 5 two-head cards, in COLOURS order, then the 10 jokers: 106."""
+STARTERS = tuple(next(c.number for c in CARDS if c.colour == colour) for colour in COLOURS)
+"""The one-head card of each colour laid under its location at setup (V-S2)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Hunt:
+    """A hunt on display (V-H): its colour and counts; `cards` too when the companion dealt them."""
+
+    colour: str
+    one: int
+    two: int
+    jokers: int
+    cards: tuple[int, ...] = ()
+
+    @property
+    def heads(self) -> int:
+        """V-SC1: heads, not cards; a joker shows one head."""
+        return self.one + 2 * self.two + self.jokers
+
+    @property
+    def size(self) -> int:
+        return self.one + self.two + self.jokers
+
+    @classmethod
+    def of(cls, colour: str, cards: tuple[int, ...]) -> Hunt:
+        def count(heads: int, joker: bool) -> int:
+            return sum(1 for c in cards if CARDS[c].joker == joker and (joker or CARDS[c].heads == heads))
+        return cls(colour, count(1, False), count(2, False), count(1, True), cards)
+
+    def to_json(self, round_number: int) -> dict[str, Any]:
+        return {"colour": self.colour, "one": self.one, "two": self.two, "jokers": self.jokers,
+                "heads": self.heads, "size": self.size,
+                "cards": [CARDS[c].to_json(round_number) for c in self.cards]}
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    seat: int
+    name: str
+    hand: tuple[int, ...] = ()
+    """Secret: its owner alone sees it (V-S3); everyone sees its size."""
+    hunts: tuple[Hunt, ...] = ()
+    """On display, at most one per colour (V-H3), in the order laid."""
+    entered: bool = False
+    """With physical cards: this player's hunts of the round are entered."""
+
+    def hunt(self, colour: str) -> Hunt | None:
+        return next((h for h in self.hunts if h.colour == colour), None)
+
+    def heads(self) -> int:
+        return sum(h.heads for h in self.hunts)
+
+
+@dataclass(frozen=True)
+class VampirState(Seated[Player]):
+    options: Mapping[str, Any]
+    players: tuple[Player, ...]
+    order: tuple[int, ...]
+    """Seats clockwise (by seat number)."""
+    round: int = 1
+    phase: Phase = "starter"
+    current: int | None = None
+    stage: str | None = None
+    piles: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    """The six location piles by colour, oldest first: public (V-S2)."""
+    draw_pile: tuple[int, ...] = ()
+    """Top first; its order is nobody's to see, its size everyone's."""
+    removed: tuple[int, ...] = ()
+    """Out of the game this round: replaced hunts (seen by all when removed, V-H3)."""
+    discarded: tuple[int, ...] = ()
+    """Hands removed unseen at the round's end (V-E3): nobody ever sees them."""
+    drawn: tuple[int, ...] = ()
+    """The cards the current player just drew (their phone marks them)."""
+    hunts_laid: int = 0
+    """Hunts laid this turn (ambiguity 3)."""
+    ending: str | None = None
+    """Why the round ended: "last_card", "six_colours", or "table" (physical cards)."""
+    last_card_drawn: bool = False
+    """The draw pile ran out during this turn (ambiguity 7, "finish_turn")."""
+    scores: tuple[Mapping[str, Any], ...] = ()
+    """Every scored round's breakdown (rules.score_round), first round first."""
+    winners: tuple[int, ...] = ()
+    happenings: tuple[Mapping[str, Any], ...] = ()
+    """What happened lately, latest first: public facts only."""
+    turns: int = 0
+    wall: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    """Cache: the public picture every viewer shares, built once per state."""
+
+    @property
+    def digital(self) -> bool:
+        return self.options["cards"] == "digital"
+
+    def location(self, colour: str) -> str:
+        return str(self.options["locations"][colour])
+
+    def totals(self) -> dict[int, int]:
+        """Each seat's points over the rounds scored so far."""
+        return {p.seat: sum(int(s["points"][str(p.seat)]) for s in self.scores) for p in self.players}
+
+    def cards_in_play(self) -> int:
+        """Piles, draw pile, hands, hunts, removed and discarded: always all 106 in a digital round."""
+        return (sum(len(p) for p in self.piles.values()) + len(self.draw_pile) + len(self.removed)
+                + len(self.discarded) + sum(len(p.hand) + sum(len(h.cards) for h in p.hunts) for p in self.players))
