@@ -17,6 +17,7 @@ from typing import Any
 
 from companion.fairness.rng import RandomSource
 from companion.games.base import Command, Event, Rejection, Viewer
+from companion.games.options import whole
 from companion.games.story import Story
 from companion.games.vampir.options import COLOURS, DRAW
 from companion.games.vampir.rules import (
@@ -38,10 +39,13 @@ Args = Mapping[str, Any]
 def card_number(state: VampirState, token: Any) -> int | None:
     """The card a token of this round names (None for anything else)."""
     prefix = f"vampir-r{state.round}-"
-    if not isinstance(token, str) or not token.startswith(prefix) or not token[len(prefix):].isdigit():
+    if not isinstance(token, str) or not token.startswith(prefix):
         return None
-    number = int(token[len(prefix):])
-    return number if 0 <= number < len(CARDS) else None
+    digits = token[len(prefix):]
+    # Exactly as views write it: "²", "81" or "0081" name no card.
+    if len(digits) != 3 or not digits.isascii() or not digits.isdigit() or int(digits) >= len(CARDS):
+        return None
+    return int(digits)
 
 
 def _hand_cards(state: VampirState, seat: int, tokens: Any) -> list[int] | Rejection:
@@ -202,8 +206,7 @@ def _tell_end_turn(story: _Turn, actor: Viewer, args: Args) -> None:
 
 def _check_starter(state: VampirState, actor: Viewer, args: Args) -> Rejection | None:
     seat = args.get("seat")
-    return None if isinstance(seat, int) and not isinstance(seat, bool) and state.seated(seat) \
-        else Rejection("not_a_player")
+    return None if whole(seat) and state.seated(seat) else Rejection("not_a_player")
 
 
 def _tell_starter(story: _Turn, actor: Viewer, args: Args) -> None:
@@ -216,10 +219,10 @@ def _tell_round_over(story: _Turn, actor: Viewer, args: Args) -> None:
 
 def _entry_seat(state: VampirState, actor: Viewer, args: Args) -> int | Rejection:
     """A phone enters its own hunts; the host may enter a player's who has no phone at hand."""
-    if actor.kind == "seat":
-        return _seat(actor) if args.get("seat") in (None, actor.seat) else Rejection("not_your_seat")
     seat = args.get("seat")
-    if not isinstance(seat, int) or isinstance(seat, bool) or not state.seated(seat):
+    if actor.kind == "seat":
+        return _seat(actor) if seat is None or (whole(seat) and seat == actor.seat) else Rejection("not_your_seat")
+    if not whole(seat) or not state.seated(seat):
         return Rejection("not_a_player")
     return seat
 

@@ -78,6 +78,7 @@
     if (option.kind === "counts") return countsField(option, note, noteId);
     if (option.kind === "list") return listField(option, note, noteId);
     if (option.kind === "fate_stack") return fateStackField(option, note, noteId);
+    if (option.kind === "mapping") return mappingField(option, note, noteId);
     // Values may be lists (a die's faces): compared by their JSON.
     const chosen = JSON.stringify(option.default);
     return el("div", { class: "option" }, el("label", {},
@@ -137,6 +138,25 @@
     });
   }
 
+  // Each key given one of the values (kind "mapping"), each value once: Vampir's colour for each
+  // location, as the owner's location cards show it. The server refuses a value used twice.
+  function mappingField(option, note, noteId) {
+    const chosen = option.default || {};
+    const word = (prefix, name) => ui[`${prefix}${name}`] || name;
+    return el("fieldset", { class: "mapping", "data-key": option.key, "aria-describedby": noteId },
+      el("legend", {}, C.text(option.label)),
+      el("div", { class: "mapping-grid" }, option.keys.map((key) => el("label", {},
+        el("span", {}, word("vampir_colour_", key)), " ",
+        el("select", { "data-map": key }, option.values.map((value) =>
+          el("option", { value, selected: chosen[key] === value }, word("vampir_location_", value))))))),
+      note);
+  }
+  function mappingValue(box) {
+    const value = {};
+    for (const select of box.querySelectorAll("select[data-map]")) value[select.dataset.map] = select.value;
+    return value;
+  }
+
   // The cards of each kind in the owner's own box: once the host changes a number, the game
   // is told the deck was counted (`<key>_counted`), and the table keeps the counts as its own.
   function countsField(option, note, noteId) {
@@ -179,6 +199,7 @@
     }
     for (const input of $("game-options").querySelectorAll("input[data-list]")) options[input.dataset.list] = listValue(input);
     for (const box of $("game-options").querySelectorAll("fieldset.fate-stack")) options[box.dataset.key] = fateStackValue(box);
+    for (const box of $("game-options").querySelectorAll("fieldset.mapping")) options[box.dataset.key] = mappingValue(box);
     send("start_game", { game: $("game-select").value, options });
   });
 

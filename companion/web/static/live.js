@@ -231,13 +231,14 @@ window.Companion = (function () {
       late.length ? el("p", { class: "hint" }, fill(ui.randomness_timed_out, { names: late.map(name).join(", ") })) : null);
   }
 
-  // A button for one of the game's actions, sent from this phone. When the rules refuse it now it is
-  // disabled and says why (beside it, unless `quiet`). `wrap` is the game's class for the pair.
-  function actionButton(action, label, attrs, wrap, quiet) {
+  // A button for one of the game's actions, sent from this phone (or as `role`: the host console).
+  // When the rules refuse it now it is disabled and says why (beside it, unless `quiet`). `wrap` is
+  // the game's class for the pair.
+  function actionButton(action, label, attrs, wrap, quiet, role = "me") {
     const reason = action.allowed ? "" : reasonText(action.reason);
     return el("span", { class: wrap },
       el("button", { type: "button", disabled: !action.allowed, title: reason || null, "data-name": action.name,
-        "data-args": JSON.stringify(action.args), onclick: () => send("me", action.name, action.args), ...(attrs || {}) },
+        "data-args": JSON.stringify(action.args), onclick: () => send(role, action.name, action.args), ...(attrs || {}) },
         label),
       reason && !quiet ? el("span", { class: "hint reason" }, reason) : null);
   }
