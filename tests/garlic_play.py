@@ -32,6 +32,21 @@ class Turn:
     events: tuple[Event, ...]
 
 
+def told(definition: Any, state: Any, actor: Viewer, command: Command, rng: Any,
+         check: Callable[[Any, Any, Event], None] | None = None) -> tuple[Any, Turn]:
+    """One allowed command on the pure rules: its events evolved one by one (`check(before, after,
+    event)` after each), and the Turn the table would log."""
+    drawn = len(rng.draws)
+    events = definition.decide(state, actor, command, rng)
+    assert events, f"{command} was allowed but told nothing"
+    for event in events:
+        after = definition.evolve(state, event)
+        if check is not None:
+            check(state, after, event)
+        state = after
+    return state, Turn(actor, command, tuple(rng.draws[drawn:]), tuple(events))
+
+
 @dataclass
 class Played:
     state: GarlicState

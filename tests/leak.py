@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import tempfile
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from companion.games.base import HOST, SYSTEM, TABLE, Command, GameDefinition, Viewer, seat
+from companion.games.base import HOST, SYSTEM, TABLE, Command, Event, GameDefinition, Viewer, seat
 from companion.store import EventStore
 from companion.table.session import Table, TableSettings
 from tests.conftest import ManualClock, seeded
@@ -45,6 +47,37 @@ class LeakReport:
 def serialized(view: Mapping[str, Any]) -> str:
     """The view as the wire carries it (both ASCII-escaped and raw, so no escape hides a secret)."""
     return json.dumps(view, ensure_ascii=False) + json.dumps(view)
+
+
+@dataclass
+class SecretWatch:
+    """A property test's check after every event of a game on the pure rules: renders the view of
+    the table, the host and every seat as the wire carries it, and looks for each secret that viewer
+    may not know. The state must have `players` with their `seat`."""
+
+    game: GameDefinition[Any]
+    finder: re.Pattern[str] | None = None
+    """The shape of the game's secret texts, when they have one: a view is then searched once for all
+    texts of that shape instead of once per secret (the same verdict, much faster)."""
+    states: int = 0
+    secrets: int = 0
+    owned: Counter[str] = field(default_factory=Counter)
+    """Per kind of secret (its text up to the first "-"), how often a seat was allowed to know one."""
+    leaks: list[str] = field(default_factory=list)
+
+    def __call__(self, before: Any, state: Any, event: Event) -> None:
+        self.states += 1
+        secrets = self.game.secrets(state)
+        self.secrets += len(secrets)
+        for viewer in (TABLE, HOST, *(seat(p.seat) for p in state.players)):
+            body = serialized(self.game.view(state, viewer))
+            found = set(self.finder.findall(body)) if self.finder is not None else None
+            for secret in secrets:
+                if secret.visible_to(viewer):
+                    if viewer.kind == "seat":
+                        self.owned[secret.value.split("-")[0]] += 1
+                elif secret.value in body if found is None else secret.value in found:
+                    self.leaks.append(f"{viewer} saw {secret.description} after {event.type}")
 
 
 def viewers(seats: int) -> list[Viewer]:

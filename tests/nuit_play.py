@@ -20,16 +20,9 @@ from companion.games.nuit import NUIT_DES_VAMPIRES as GAME
 from companion.games.nuit.options import normalize_options
 from companion.games.nuit.state import NuitState
 from companion.games.nuit.turn import waiting_for
+from tests.garlic_play import Turn, told
 
 Check = Callable[[NuitState, NuitState, Event], None]
-
-
-@dataclass(frozen=True)
-class Turn:
-    seat: int
-    command: Command
-    draws: tuple[Draw, ...]
-    events: tuple[Event, ...]
 
 
 @dataclass
@@ -68,15 +61,8 @@ def play_game(players: int, options: Mapping[str, Any], key: bytes, rnd: random.
         if not allowed:
             continue
         command = rnd.choices(allowed, [_weight(state, c, rnd) for c in allowed])[0]
-        before_draws = len(rng.draws)
-        events = GAME.decide(state, viewer, command, rng)
-        assert events, f"{command} was allowed but told nothing"
-        for event in events:
-            after = GAME.evolve(state, event)
-            if check is not None:
-                check(state, after, event)
-            state = after
-        played.turns.append(Turn(who, command, tuple(rng.draws[before_draws:]), tuple(events)))
-        played.events += events
+        state, turn = told(GAME, state, viewer, command, rng, check)
+        played.turns.append(turn)
+        played.events += turn.events
     played.state = state
     return played

@@ -15,7 +15,6 @@ from companion.fairness.sealed import SealedFact, opens
 from companion.fairness.verify import verify_export
 from companion.games.base import HOST, TABLE, Command, seat
 from companion.games.nuit.rules import GAME_ID, SEAL_NAME
-from companion.games.nuit.state import NuitState
 from companion.games.nuit.turn import waiting_for
 from companion.games.registry import GAMES
 from companion.table.export import export_game
@@ -25,16 +24,22 @@ from tests.test_verify import rehashed
 PLAYERS = ("Ada", "Ben", "Cyd")
 
 
-def start(table: Table, **options: Any) -> str:
+def start_game(table: Table, game: str, **options: Any) -> str:
+    """PLAYERS take seats 1 to 3 and the host starts `game`; its id."""
     for number, name in enumerate(PLAYERS, start=1):
         assert table.handle(HOST, Command("claim_seat", {"seat": number, "name": name})).ok
-    outcome = table.handle(HOST, Command("start_game", {"game": GAME_ID, "options": options}))
+    outcome = table.handle(HOST, Command("start_game", {"game": game, "options": options}))
     assert outcome.ok, outcome.rejection
     assert table.run is not None
     return table.run.game_id
 
 
-def state_of(table: Table) -> NuitState:
+def start(table: Table, **options: Any) -> str:
+    return start_game(table, GAME_ID, **options)
+
+
+def state_of(table: Table) -> Any:
+    """The running game's state."""
     assert table.run is not None
     return table.run.state
 

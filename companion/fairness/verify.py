@@ -160,8 +160,15 @@ def _check_outcomes(events: list[RecordedEvent], definition: GameDefinition[Any]
             command = Command(str(event.command.get("name")), event.command.get("args") or {},
                               int(event.command.get("at_us") or 0))
             replay = ReplayRandomSource(Draw.from_json(d) for d in event.draws)
+            actor = Viewer.parse(event.actor)
+            # A forged earlier outcome can leave a state where this command was never allowed: the
+            # rules say so, rather than deciding what they would never have been asked.
+            refusal = definition.validate(run.state, actor, command)
+            if refusal is not None:
+                verdict.problems.append(f"event {event.seq}: the rules refuse {command.name!r} here ({refusal.code})")
+                return
             try:
-                decided = definition.decide(run.state, Viewer.parse(event.actor), command, replay)
+                decided = definition.decide(run.state, actor, command, replay)
             except (ReplayMismatch, ValueError, KeyError) as err:
                 verdict.problems.append(f"event {event.seq}: the rules cannot decide {command.name!r} again ({err})")
                 return

@@ -199,9 +199,10 @@
     return el("div", { class: "v-result" }, won, ending, scoring(g, last, title, "vampir-scoring", compact));
   }
 
-  function projection(g) {
+  // Open on the table (nobody clicks a TV), folded on a phone.
+  function projection(g, open) {
     if (!g.projection) return null;
-    return el("details", { class: "v-projection" }, el("summary", {}, ui.vampir_projection),
+    return el("details", { class: "v-projection", open }, el("summary", {}, ui.vampir_projection),
       scoring(g, { colours: g.projection.colours, points: g.projection.points }, ui.vampir_projection_title, "vampir-projection"));
   }
 
@@ -372,7 +373,7 @@
         status(g, view, "table"), lastAction(g), result(g), supply(g),
         locations(g, "big"),
         el("div", { class: "v-grid" }, players(g, view, "big"),
-          el("div", { class: "v-side" }, roundsTable(g), g.phase === "turn" ? projection(g) : null, happenings(g, 5))),
+          el("div", { class: "v-side" }, roundsTable(g), g.phase === "turn" ? projection(g, true) : null, happenings(g, 5))),
         unverified(g)));
     },
     seat(container, game, view) {
