@@ -31,6 +31,8 @@
 
   // -- words ------------------------------------------------------------------------------------------
   const colourName = (colour) => (colour ? ui[`vampir_colour_${colour}`] || colour : ui.vampir_joker);
+  // The colour inside a sentence, agreeing with "card" and "hunt" (feminine in French: "une chasse verte").
+  const colourWord = (colour) => ui[`vampir_colour_of_${colour}`] || colourName(colour);
   const locationOf = (g, colour) => (g.options.locations || {})[colour];
   const locationName = (g, colour) => ui[`vampir_location_${locationOf(g, colour)}`] || locationOf(g, colour) || colour;
   const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
@@ -60,9 +62,9 @@
       case "starts": return fill(ui[`vampir_h_starts_${h.how}`] || ui.vampir_h_starts_random, { name, round: h.round });
       case "drew": return fill(h.count === 1 ? ui.vampir_h_drew_one : ui.vampir_h_drew, { name, left: h.left });
       case "discarded": return fill(h.colour ? ui.vampir_h_discarded : ui.vampir_h_discarded_joker,
-        { name, colour: colourName(h.colour), n: h.heads, location: locationName(g, h.location) });
+        { name, colour: colourWord(h.colour), n: h.heads, location: locationName(g, h.location) });
       case "hunted": {
-        const params = { name, colour: colourName(h.colour), cards: h.size, heads: h.hunt_heads };
+        const params = { name, colour: colourWord(h.colour), cards: h.size, heads: h.hunt_heads };
         let line = h.taken
           ? fill(ui.vampir_h_took, { ...params, location: locationName(g, h.taken.location), taken: h.taken.cards, taken_heads: h.taken.heads })
           : fill(ui.vampir_h_hunted, params);
@@ -90,7 +92,7 @@
   function status(g, view, role) {
     const mine = role === "me" && g.current === me(view);
     const turn = g.phase === "turn" || g.phase === "playing";
-    return el("div", { class: `v-status${mine ? " mine" : ""}`, id: "vampir-status", "data-phase": g.phase,
+    return el("div", { class: `v-status${mine ? " my-turn" : ""}`, id: "vampir-status", "data-phase": g.phase,
       "data-stage": g.stage || "" },
     el("span", { class: "v-round" }, fill(ui.vampir_round, { n: g.round, of: g.rounds })),
     turn && g.current !== null ? el("strong", { class: "v-turn" },
@@ -264,7 +266,7 @@
     if (old) args.replace = true;
     const total = chosen.reduce((n, c) => n + c.heads, 0) + (taken ? taken.heads : 0);
     const size = chosen.length + (taken ? taken.pile.length : 0);
-    const params = { colour: colourName(colour), cards: size, heads: total, location: takenFrom ? locationName(g, takenFrom) : "",
+    const params = { colour: colourWord(colour), cards: size, heads: total, location: takenFrom ? locationName(g, takenFrom) : "",
       old: old ? old.heads : 0 };
     const label = takenFrom
       ? fill(old ? ui.vampir_take_replace : ui.vampir_take, params)
@@ -312,7 +314,7 @@
     if (chosen.length !== 1) return el("p", { class: "hint", id: "discard-hint" }, ui.vampir_discard_pick);
     const c = chosen[0];
     if (c.colour) {
-      return move("discard", { card: c.card }, fill(ui.vampir_discard, { location: locationName(g, c.colour), colour: colourName(c.colour) }),
+      return move("discard", { card: c.card }, fill(ui.vampir_discard, { location: locationName(g, c.colour), colour: colourWord(c.colour) }),
         null, { class: "v-move", id: "discard" });
     }
     return el("div", { class: "v-joker-places" }, el("p", {}, ui.vampir_joker_where), COLOURS.map((colour) =>
