@@ -452,3 +452,51 @@ def fits(phone: Screen) -> None:
         [...document.querySelectorAll('#game *')].filter((e) => e.getBoundingClientRect().right > innerWidth + 0.5)
           .map((e) => e.tagName + '.' + e.className).slice(0, 5)]""")
     assert wide[0] <= wide[1] and not wide[2], f"{phone.name} is wider than its {wide[1]} px screen: {wide}"
+
+
+# -- playing a turn-based game through its screens -------------------------------------------------
+
+SHOW_WITHIN_S = 1.0
+"""Every screen shows each new state within this long after the tap that made it."""
+BUTTONS = ":is(#game, #game-status) button"
+"""A game's buttons: on a phone and the table (#game) and in the host console (#game-status)."""
+FIND_JS = """([name, args, buttons]) => {
+  const norm = (v) => JSON.stringify(v, Object.keys(v).sort());
+  const want = norm(args);
+  return [...document.querySelectorAll(`${buttons}[data-name="${name}"]`)]
+    .findIndex((b) => !b.disabled && norm(JSON.parse(b.dataset.args || "{}")) === want);
+}"""
+
+
+def everywhere(scene: Scene, position: int, since: float, root: str) -> None:
+    """Every screen draws the state at `position` (or later) in its game's `root` element (which
+    carries data-position) no later than SHOW_WITHIN_S after `since`."""
+    deadline = since + SHOW_WITHIN_S
+    for screen in scene.screens:
+        left_ms = (deadline - time.monotonic()) * 1000
+        try:
+            screen.page.wait_for_function(
+                "([p, root]) => { const n = document.querySelector(`${root}[data-position]`);"
+                " return !!n && Number(n.dataset.position) >= p; }",
+                arg=[position, root], timeout=max(left_ms, 1))
+        except PlaywrightError:
+            pytest.fail(f"{screen.name} did not show position {position} within {SHOW_WITHIN_S} s")
+
+
+def tap(scene: Scene, screen: Screen, name: str, args: dict[str, Any] | None, root: str) -> dict[str, Any]:
+    """Tap the enabled button that sends `name` with `args` on this screen; the table's view once
+    every screen shows what it did."""
+    before = scene.view()["position"]
+    try:
+        handle = screen.page.wait_for_function(f"(x) => ({FIND_JS})(x) + 1", arg=[name, args or {}, BUTTONS],
+                                               timeout=5000)
+    except PlaywrightError:
+        buttons = screen.page.evaluate(f"() => [...document.querySelectorAll('{BUTTONS}[data-name]')]"
+                                       ".map((b) => [b.dataset.name, b.dataset.args, b.disabled])")
+        pytest.fail(f"{screen.name} shows no enabled button {name} {args}: {buttons} (script errors: {screen.errors})")
+    index = handle.json_value() - 1
+    screen.page.locator(f'{BUTTONS}[data-name="{name}"]').nth(index).click()
+    started = time.monotonic()
+    view = scene.wait_for_view(lambda v: v["position"] > before)
+    everywhere(scene, view["position"], started, root)
+    return scene.view()

@@ -21,15 +21,23 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Error as PlaywrightError
 
-from tests.browser_support import PLAYER_NAMES, Scene, Screen, fits, picture, shoot, switch_language, wait_on
+from tests.browser_support import (
+    PLAYER_NAMES,
+    Scene,
+    Screen,
+    fits,
+    picture,
+    shoot,
+    switch_language,
+    wait_on,
+)
+from tests.browser_support import tap as tap_button
 
 pytestmark = pytest.mark.browser
 
 NUIT = "nuit-des-vampires"
 PLAYERS = PLAYER_NAMES[:3]   # seats 1, 2 and 3
-SHOW_WITHIN_S = 1.0
 PHONE_SIZE = {"width": 390, "height": 844}
 TV_SIZE = {"width": 1920, "height": 1080}
 MAX_STEPS = 600
@@ -37,12 +45,6 @@ COLOURS = ["red", "blue", "yellow"]
 TAX_MAX = 7
 """The castle tax is both dice: at most 4 + 3 with the default dice."""
 
-FIND_JS = """([name, args]) => {
-  const norm = (v) => JSON.stringify(v, Object.keys(v).sort());
-  const want = norm(args);
-  return [...document.querySelectorAll(`#game button[data-name="${name}"]`)]
-    .findIndex((b) => !b.disabled && norm(JSON.parse(b.dataset.args || "{}")) === want);
-}"""
 
 
 # ---------------------------------------------------------------------------------------------- helpers
@@ -57,38 +59,8 @@ def both_languages(scene: Scene, screen: Screen, name: str, artifacts: Path, sel
     switch_language(scene, [screen], "en", ".nuit")
 
 
-def everywhere(scene: Scene, position: int, since: float) -> None:
-    """Every screen draws the state at `position` (or later) no later than a second after `since`."""
-    deadline = since + SHOW_WITHIN_S
-    for screen in scene.screens:
-        left_ms = (deadline - time.monotonic()) * 1000
-        try:
-            screen.page.wait_for_function(
-                "(p) => { const n = document.querySelector('.nuit[data-position]');"
-                " return !!n && Number(n.dataset.position) >= p; }",
-                arg=position, timeout=max(left_ms, 1))
-        except PlaywrightError:
-            pytest.fail(f"{screen.name} did not show position {position} within {SHOW_WITHIN_S} s")
-
-
 def tap(scene: Scene, screen: Screen, name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Tap the button that sends `name` with `args` on this screen; the view once it is done."""
-    before = scene.view()["position"]
-    try:
-        handle = screen.page.wait_for_function(f"(x) => ({FIND_JS})(x) + 1",
-                                               arg=[name, args or {}], timeout=5000)
-    except PlaywrightError:
-        buttons = screen.page.evaluate("() => [...document.querySelectorAll('#game button[data-name]')]"
-                                       ".map((b) => [b.dataset.name, b.dataset.args, b.disabled])")
-        shown = screen.page.locator("#game").inner_text()[:1500]
-        pytest.fail(f"{screen.name} shows no enabled button {name} {args}: {buttons} "
-                    f"(script errors: {screen.errors}) {shown}")
-    index = handle.json_value() - 1
-    screen.page.locator(f'#game button[data-name="{name}"]').nth(index).click()
-    started = time.monotonic()
-    view = scene.wait_for_view(lambda v: v["position"] > before)
-    everywhere(scene, view["position"], started)
-    return scene.view()
+    return tap_button(scene, screen, name, args, ".nuit")
 
 
 def no_script_errors(scene: Scene) -> None:

@@ -20,60 +20,35 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Error as PlaywrightError
 
-from tests.browser_support import PLAYER_NAMES, Scene, Screen, fits, picture, shoot, switch_language, wait_on
+from tests.browser_support import (
+    PLAYER_NAMES,
+    Scene,
+    Screen,
+    everywhere,
+    fits,
+    picture,
+    shoot,
+    switch_language,
+    wait_on,
+)
+from tests.browser_support import tap as tap_button
 
 pytestmark = pytest.mark.browser
 
 VAMPIR = "vampir"
 PLAYERS = PLAYER_NAMES[:3]   # seats 1, 2 and 3
-SHOW_WITHIN_S = 1.0
 PHONE_SIZE = {"width": 390, "height": 844}
 TV_SIZE = {"width": 1920, "height": 1080}
 MAX_TURNS = 120
 TOKEN = re.compile(r"vampir-r\d+-\d{3}")
 
-FIND_JS = """([name, args]) => {
-  const norm = (v) => JSON.stringify(v, Object.keys(v).sort());
-  const want = norm(args);
-  return [...document.querySelectorAll(`:is(#game, #game-status) button[data-name="${name}"]`)]
-    .findIndex((b) => !b.disabled && norm(JSON.parse(b.dataset.args || "{}")) === want);
-}"""
 HAND_JS = """() => [...document.querySelectorAll('#vampir-choose .v-pick .v-card')].map((c) =>
   ({card: c.dataset.card, colour: c.dataset.colour, heads: Number(c.dataset.heads)}))"""
 
 
-def everywhere(scene: Scene, position: int, since: float) -> None:
-    """Every screen draws the state at `position` (or later) no later than a second after `since`."""
-    deadline = since + SHOW_WITHIN_S
-    for screen in scene.screens:
-        left_ms = (deadline - time.monotonic()) * 1000
-        try:
-            screen.page.wait_for_function(
-                "(p) => { const n = document.querySelector('.vampir[data-position]');"
-                " return !!n && Number(n.dataset.position) >= p; }",
-                arg=position, timeout=max(left_ms, 1))
-        except PlaywrightError:
-            pytest.fail(f"{screen.name} did not show position {position} within {SHOW_WITHIN_S} s")
-
-
 def tap(scene: Scene, screen: Screen, name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Tap the enabled button that sends `name` with `args` on this screen; the view once every screen shows it."""
-    before = scene.view()["position"]
-    try:
-        handle = screen.page.wait_for_function(f"(x) => ({FIND_JS})(x) + 1", arg=[name, args or {}], timeout=5000)
-    except PlaywrightError:
-        buttons = screen.page.evaluate(
-            "() => [...document.querySelectorAll(':is(#game, #game-status) button[data-name]')]"
-            ".map((b) => [b.dataset.name, b.dataset.args, b.disabled])")
-        pytest.fail(f"{screen.name} shows no enabled button {name} {args}: {buttons} (script errors: {screen.errors})")
-    index = handle.json_value() - 1
-    screen.page.locator(f':is(#game, #game-status) button[data-name="{name}"]').nth(index).click()
-    started = time.monotonic()
-    view = scene.wait_for_view(lambda v: v["position"] > before)
-    everywhere(scene, view["position"], started)
-    return scene.view()
+    return tap_button(scene, screen, name, args, ".vampir")
 
 
 def pick(screen: Screen, cards: list[str]) -> None:
@@ -301,7 +276,7 @@ def enter(scene: Scene, phone: Screen, hunts: dict[str, tuple[int, int, int]]) -
         view = scene.wait_for_view(lambda v: v["position"] > before, timeout=5)
     except AssertionError:
         pytest.fail(f"{phone.name} could not enter its hunts: {phone.page.locator('#error').inner_text()!r}")
-    everywhere(scene, view["position"], started)
+    everywhere(scene, view["position"], started, ".vampir")
     return picture(scene.view())
 
 
