@@ -458,6 +458,15 @@ def fits(phone: Screen) -> None:
 
 SHOW_WITHIN_S = 1.0
 """Every screen shows each new state within this long after the tap that made it."""
+PHONE_SIZE = {"width": 390, "height": 844}
+TV_SIZE = {"width": 1920, "height": 1080}
+
+
+def tv_and_phones(scene: Scene) -> None:
+    """The table display on a full-HD TV, every phone at a common phone's size."""
+    scene.table.page.set_viewport_size(TV_SIZE)
+    for phone in scene.phones:
+        phone.page.set_viewport_size(PHONE_SIZE)
 BUTTONS = ":is(#game, #game-status) button"
 """A game's buttons: on a phone and the table (#game) and in the host console (#game-status)."""
 FIND_JS = """([name, args, buttons]) => {

@@ -28,6 +28,7 @@ from playwright.sync_api import Error as PlaywrightError
 
 from companion.server.patch import apply as apply_patch
 from tests.browser_support import (
+    PHONE_SIZE,
     PLAYER_NAMES,
     SOUND_SPY_JS,
     Scene,
@@ -46,7 +47,6 @@ PLAYERS = PLAYER_NAMES[:3]   # seats 1, 2 and 3
 SERVICE_ARGS = ("--simulate",)
 """Simulated buttons: what the table display's number keys press (button n is seat n)."""
 SHOW_WITHIN_S = 1.0
-PHONE_SIZE = {"width": 390, "height": 844}
 MAX_ROUNDS = 40
 SKULL_WAIT_ROUNDS = 12
 COUNTED = {"yellow-bat": 8, "yellow-moon": 7, "yellow-skull": 7, "violet-bat": 7, "violet-moon": 7, "violet-skull": 7}

@@ -30,6 +30,7 @@ from tests.browser_support import (
     picture,
     shoot,
     switch_language,
+    tv_and_phones,
     wait_on,
 )
 from tests.browser_support import tap as tap_button
@@ -38,8 +39,6 @@ pytestmark = pytest.mark.browser
 
 NUIT = "nuit-des-vampires"
 PLAYERS = PLAYER_NAMES[:3]   # seats 1, 2 and 3
-PHONE_SIZE = {"width": 390, "height": 844}
-TV_SIZE = {"width": 1920, "height": 1080}
 MAX_STEPS = 600
 COLOURS = ["red", "blue", "yellow"]
 TAX_MAX = 7
@@ -168,9 +167,7 @@ def test_three_phones_play_la_nuit_des_vampires_to_the_tomato(scene: Scene, arti
     table, host = scene.table, scene.host
     phones = {phone.seat: phone for phone in scene.phones}
     assert sorted(phones) == [1, 2, 3]
-    table.page.set_viewport_size(TV_SIZE)
-    for phone in scene.phones:
-        phone.page.set_viewport_size(PHONE_SIZE)
+    tv_and_phones(scene)
     started = time.monotonic()
     view = start_from_the_console(scene, artifacts)
     pic = picture(view)

@@ -30,6 +30,7 @@ from tests.browser_support import (
     picture,
     shoot,
     switch_language,
+    tv_and_phones,
     wait_on,
 )
 from tests.browser_support import tap as tap_button
@@ -38,8 +39,6 @@ pytestmark = pytest.mark.browser
 
 VAMPIR = "vampir"
 PLAYERS = PLAYER_NAMES[:3]   # seats 1, 2 and 3
-PHONE_SIZE = {"width": 390, "height": 844}
-TV_SIZE = {"width": 1920, "height": 1080}
 MAX_TURNS = 120
 TOKEN = re.compile(r"vampir-r\d+-\d{3}")
 
@@ -175,9 +174,7 @@ def test_three_phones_play_a_round_of_vampir_to_its_scoring(scene: Scene, artifa
     table, host = scene.table, scene.host
     phones = {phone.seat: phone for phone in scene.phones}
     assert sorted(phones) == [1, 2, 3]
-    table.page.set_viewport_size(TV_SIZE)
-    for phone in scene.phones:
-        phone.page.set_viewport_size(PHONE_SIZE)
+    tv_and_phones(scene)
     view = start_from_the_console(scene, artifacts)
     pic = picture(view)
     assert pic["phase"] == "turn" and pic["draw_pile"] == 88
@@ -284,9 +281,7 @@ def test_with_the_real_cards_each_phone_enters_its_hunts_and_the_table_scores_th
         scene: Scene, artifacts: Path) -> None:
     table, host = scene.table, scene.host
     phones = {phone.seat: phone for phone in scene.phones}
-    table.page.set_viewport_size(TV_SIZE)
-    for phone in scene.phones:
-        phone.page.set_viewport_size(PHONE_SIZE)
+    tv_and_phones(scene)
     page = host.page
     page.once("dialog", lambda dialog: dialog.accept())
     page.locator("#end-game").click()

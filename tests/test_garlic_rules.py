@@ -83,7 +83,7 @@ def position(*hands: str, pile: str | None = None, **options: Any) -> GarlicStat
         rest = tuple(sorted(n for numbers in free.values() for n in numbers))
     else:
         rest = tuple(take(w).card for w in pile.split())
-    return replace(state, players=players, pile=rest, wall={})
+    return replace(state, players=players, pile=rest)
 
 
 def row(who: int, after_us: int, first_us: int, at_us: int) -> dict[str, Any]:
@@ -614,8 +614,7 @@ def won_at_three() -> Game:
     """Seat 2 has cleared three coffins (checked) and holds a violet-moon coffin."""
     game = Game(position("yellow-bat", "[violet-moon] yellow-bat yellow-skull", pile="yellow-moon"))
     three = tuple(Cleared(n, checked=True) for n in (40, 41, 42))
-    game.state = replace(game.state, players=(game.state.players[0], replace(game.state.player(2), cleared=three)),
-                         wall={})
+    game.state = replace(game.state, players=(game.state.players[0], replace(game.state.player(2), cleared=three)))
     return game
 
 
@@ -1222,7 +1221,7 @@ def physical(*hands: str, **options: Any) -> Game:
     players = tuple(replace(p, slots=tuple(Slot(None, w == "up") for w in text.split()))
                     for p, text in zip(state.players, hands, strict=True))
     dealt = sum(len(text.split()) for text in hands)
-    return Game(replace(state, players=players, pile=(None,) * (len(state.deck) - dealt), wall={}))
+    return Game(replace(state, players=players, pile=(None,) * (len(state.deck) - dealt)))
 
 
 def counts(game: Game, who: int) -> tuple[int, int, int]:
@@ -1405,8 +1404,7 @@ def test_view_at_game_over_every_coffin_is_revealed() -> None:
     """§3.5: the end of the game turns every coffin over for everyone, bat-cleared ones included."""
     game = Game(position("[yellow-bat] violet-moon", "[violet-moon] [yellow-skull] yellow-bat", pile="yellow-moon"))
     three = (Cleared(40, checked=False), Cleared(41, checked=True), Cleared(42, checked=True))
-    game.state = replace(game.state, players=(game.state.players[0], replace(game.state.player(2), cleared=three)),
-                         wall={})
+    game.state = replace(game.state, players=(game.state.players[0], replace(game.state.player(2), cleared=three)))
     game.slap_first("violet", "moon", slapper=2)
     game.do(seat(2), "claim", kind="own_down", slot=0)
     assert is_over(game.state)
@@ -1594,6 +1592,6 @@ def test_validate_refuses_a_bool_for_a_round_or_a_step() -> None:
     assert game.refuse(SYSTEM, "settle", round=True, decision={"order": []}) == "no_round"
     assert game.refuse(SYSTEM, "settle", round=1, decision=[]) == "no_round"
     game.settle((2, 300))
-    game.state = replace(game.state, step=1, wall={})
+    game.state = replace(game.state, step=1)
     assert deadline(game.state) is not None
     assert game.refuse(SYSTEM, "timeout", step=True, **{"for": "turn"}) == "not_now"

@@ -102,7 +102,7 @@ def new_game(players: int = 3, tomato: int = 3, draws: Sequence[tuple[str, int]]
 
 def playing(players: int = 3, tomato: int = 3, **options: Any) -> NuitState:
     """A game past its start roll, seat 1 to play."""
-    return replace(new_game(players, tomato, **options), phase="turn", current=1, start={}, wall={},
+    return replace(new_game(players, tomato, **options), phase="turn", current=1, start={},
                    turn={"stage": "choose", "seat": 1}, turns=1)
 
 

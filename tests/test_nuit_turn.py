@@ -93,7 +93,7 @@ def put(state: NuitState, who: int, *, bottles: int | None = None, hand: Sequenc
     if location is not None:
         changes["location"] = location
     players = tuple(replace(p, **changes) if p.seat == who else p for p in players)
-    state = replace(state, players=players, reserve=reserve, deck=deck, display=display, magic_seen=seen, wall={})
+    state = replace(state, players=players, reserve=reserve, deck=deck, display=display, magic_seen=seen)
     assert_conserved(state)
     return state
 
@@ -104,7 +104,7 @@ def on_top(state: NuitState, colour: str, kind: str) -> NuitState:
     stack = state.stacks[i]
     k = next(j for j, c in enumerate(stack) if state.fate[c].kind == kind)
     stacks = tuple((*s[k:], *s[:k]) if n == i else s for n, s in enumerate(state.stacks))
-    return replace(state, stacks=stacks, wall={})
+    return replace(state, stacks=stacks)
 
 
 def tops(state: NuitState, kind: str) -> NuitState:
@@ -126,7 +126,7 @@ def moving(state: NuitState, who: int = 1) -> NuitState:
 
 def turn_of(state: NuitState, who: int) -> NuitState:
     """`who` to choose (a consistent turn: current, stage and the move cleared)."""
-    return replace(state, current=who, turn={"stage": "choose", "seat": who}, move={}, duel=None, wall={})
+    return replace(state, current=who, turn={"stage": "choose", "seat": who}, move={}, duel=None)
 
 
 def asked(events: Sequence[Event]) -> dict[str, Any]:

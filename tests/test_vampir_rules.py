@@ -107,7 +107,7 @@ def arrange(state: VampirState, hands: Mapping[int, Sequence[int]] | None = None
     rest = tuple(c.number for c in CARDS if c.number not in used)
     players = tuple(replace(p, hand=hands.get(p.seat, ()), hunts=laid.get(p.seat, ())) for p in state.players)
     arranged = replace(state, players=players, piles=pile_map, draw_pile=rest if draw is None else tuple(draw),
-                       removed=() if draw is None else rest, discarded=(), wall={}, **changes)
+                       removed=() if draw is None else rest, discarded=(), **changes)
     assert_ledger(arranged)
     return arranged
 
@@ -271,7 +271,7 @@ def scored_round(state: VampirState, points: Mapping[int, int], round_number: in
     entry_ = {"round": round_number, "points": {str(s): n for s, n in points.items()}, "final": False,
               "winners": []}
     return replace(state, phase="scored", current=None, stage=None, round=round_number,
-                   scores=(*state.scores, entry_), wall={})
+                   scores=(*state.scores, entry_))
 
 
 def test_ambiguity_11_the_previous_rounds_loser_starts_random_in_the_first_round() -> None:
@@ -742,7 +742,7 @@ def final_round(points_before: Sequence[Mapping[int, int]], **options: Any) -> V
     state = arrange(new_game(**options), hunts={1: [RED2[:3]], 2: [RED[:4]]}, draw=[GREEN[0], GREEN[1]])
     scores = tuple({"round": n + 1, "points": {str(s): p for s, p in points.items()}, "final": False, "winners": []}
                    for n, points in enumerate(points_before))
-    return replace(state, round=len(points_before) + 1, scores=scores, wall={})
+    return replace(state, round=len(points_before) + 1, scores=scores)
 
 
 def test_v_sc5_three_rounds_with_cumulative_totals_the_highest_wins() -> None:
@@ -1064,8 +1064,8 @@ def test_views_no_secret_reaches_a_viewer_not_allowed_to_see_it() -> None:
 def test_views_the_draw_pile_counter_warns_near_the_end() -> None:
     state = arrange(new_game(), draw=RED[:7])
     assert VAMPIR.view(state, TABLE)["warning"] is None
-    assert VAMPIR.view(replace(state, draw_pile=tuple(RED[:6]), wall={}), TABLE)["warning"] == "soon"
-    assert VAMPIR.view(replace(state, draw_pile=tuple(RED[:2]), wall={}), TABLE)["warning"] == "last_draw"
+    assert VAMPIR.view(replace(state, draw_pile=tuple(RED[:6])), TABLE)["warning"] == "soon"
+    assert VAMPIR.view(replace(state, draw_pile=tuple(RED[:2])), TABLE)["warning"] == "last_draw"
 
 
 def test_views_the_projection_uses_public_hunts_and_can_be_hidden() -> None:

@@ -631,7 +631,7 @@ def _happened(state: GarlicState, kind: str, data: Mapping[str, Any]) -> tuple[M
 
 def evolve(state: GarlicState, event: Event) -> GarlicState:
     new = _evolve(state, event)
-    return replace(new, step=state.step + 1, wall={})
+    return replace(new, step=state.step + 1)
 
 
 def _evolve(state: GarlicState, event: Event) -> GarlicState:

@@ -133,8 +133,9 @@ class GarlicState(Seated[Player]):
     winner: int | None = None
     step: int = 0
     """Counts events: a deadline names the step it was set at, so a late one changes nothing."""
-    wall: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
-    """Cache: the public picture every viewer shares, built once per state."""
+    wall: dict[str, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
+    """Cache: the public picture every viewer shares (companion/games/picture.py); not an init field,
+    so every state made by `replace` starts with an empty one."""
 
     @property
     def physical(self) -> bool:

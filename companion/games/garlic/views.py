@@ -15,6 +15,7 @@ from companion.games.garlic.options import DEFAULTS, UNVERIFIED
 from companion.games.garlic.rules import deadline, is_up, others_face_down
 from companion.games.garlic.state import BAT_KINDS, CLAIM_KINDS, GarlicState, Player
 from companion.games.lines import log_line
+from companion.games.picture import shared_picture
 
 
 def _slot_json(state: GarlicState, slot_card: int | None, up: bool) -> dict[str, Any]:
@@ -61,9 +62,10 @@ def _turn_json(state: GarlicState) -> dict[str, Any]:
 
 
 def _picture(state: GarlicState) -> dict[str, Any]:
-    picture = state.wall.get("picture")
-    if picture is not None:
-        return picture
+    return shared_picture(state.wall, lambda: _build_picture(state))
+
+
+def _build_picture(state: GarlicState) -> dict[str, Any]:
     options = state.options
     assert state.roller is None or state.seated(state.roller)
     picture = {
@@ -90,7 +92,6 @@ def _picture(state: GarlicState) -> dict[str, Any]:
         "moon_face_up_allowed": state.phase == "moon" and state.turn.get("seat") is not None
         and others_face_down(state, state.turn["seat"]) < 2,
     }
-    state.wall["picture"] = picture
     return picture
 
 

@@ -305,7 +305,7 @@ def _happened(state: NuitState, kind: str, data: Mapping[str, Any]) -> tuple[Map
 
 def evolve(state: NuitState, event: Event) -> NuitState:
     new = _evolve(state, event)
-    return replace(new, step=state.step + 1, wall={})
+    return replace(new, step=state.step + 1)
 
 
 def _evolve(state: NuitState, event: Event) -> NuitState:
@@ -503,7 +503,7 @@ def close(state: NuitState) -> NuitState:
     is the seal's salt, in the view from now on)."""
     if state.phase == "over":
         return state
-    return replace(state, phase="over", current=None, turn={}, wall={})
+    return replace(state, phase="over", current=None, turn={})
 
 
 def is_over(state: NuitState) -> bool:

@@ -164,8 +164,9 @@ class NuitState(Seated[Player]):
     """What happened lately, latest first: public facts only."""
     winner: int | None = None
     step: int = 0
-    wall: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
-    """Cache: the public picture every viewer shares, built once per state."""
+    wall: dict[str, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
+    """Cache: the public picture every viewer shares (companion/games/picture.py); not an init field,
+    so every state made by `replace` starts with an empty one."""
 
     @property
     def colours(self) -> list[str]:

@@ -18,6 +18,7 @@ from companion.games.nuit.options import DEFAULTS, ELIXIRS, UNVERIFIED
 from companion.games.nuit.rules import GAME_ID, SEAL_NAME, still_to_roll
 from companion.games.nuit.state import COURTYARD, OUBLIETTES, NuitState, Player, Tower
 from companion.games.nuit.turn import BRIDGE_USES, FOUND, MOVE_SPACES, TEMPO_SPACES, waiting_for
+from companion.games.picture import shared_picture
 
 
 def _player_json(state: NuitState, player: Player) -> dict[str, Any]:
@@ -55,9 +56,10 @@ def _seal_json(state: NuitState) -> dict[str, Any] | None:
 
 
 def _picture(state: NuitState) -> dict[str, Any]:
-    picture = state.wall.get("picture")
-    if picture is not None:
-        return picture
+    return shared_picture(state.wall, lambda: _build_picture(state))
+
+
+def _build_picture(state: NuitState) -> dict[str, Any]:
     options = state.options
     colours = state.colours
     last = state.fate[state.fate_drawn[-1]].to_json(colours) if state.fate_drawn else None
@@ -93,7 +95,6 @@ def _picture(state: NuitState) -> dict[str, Any]:
         "options": options,
         "unverified": [key for key in UNVERIFIED if options[key] == DEFAULTS[key]],
     }
-    state.wall["picture"] = picture
     return picture
 
 

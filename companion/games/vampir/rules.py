@@ -252,7 +252,7 @@ def evolve(state: VampirState, event: Event) -> VampirState:
     next_state = _evolve(state, event)
     line = _happening(state, event)
     happenings = (line, *next_state.happenings)[:RECENT] if line is not None else next_state.happenings
-    return replace(next_state, happenings=happenings, wall={})
+    return replace(next_state, happenings=happenings)
 
 
 def _evolve(state: VampirState, event: Event) -> VampirState:
@@ -266,15 +266,14 @@ def _evolve(state: VampirState, event: Event) -> VampirState:
                           for p in state.players),
             piles={colour: tuple(data.get("piles", {}).get(colour, ())) for colour in COLOURS},
             draw_pile=tuple(data.get("draw_pile", ())), removed=(), discarded=(), drawn=(), hunts_laid=0,
-            ending=None, last_card_drawn=False, happenings=(), turns=0)
+            ending=None, happenings=(), turns=0)
     if kind == "starter_chosen":
         return replace(state, phase="turn" if state.digital else "playing", current=int(data["seat"]),
                        stage="choose" if state.digital else None, turns=1)
     if kind == "cards_drawn":
         cards = tuple(data["cards"])
         return replace(state, players=_with_player(state, data["seat"], lambda p: replace(p, hand=p.hand + cards)),
-                       draw_pile=state.draw_pile[len(cards):], drawn=cards, stage="drawn",
-                       last_card_drawn=len(state.draw_pile) == len(cards))
+                       draw_pile=state.draw_pile[len(cards):], drawn=cards, stage="drawn")
     if kind == "card_discarded":
         card, location = data["card"], data["location"]
         return replace(state, piles={**state.piles, location: (*state.piles[location], card)}, stage="done",
@@ -283,7 +282,7 @@ def _evolve(state: VampirState, event: Event) -> VampirState:
         return _hunt_laid(state, data)
     if kind == "turn_passed":
         return replace(state, current=int(data["seat"]), stage="choose", drawn=(), hunts_laid=0,
-                       last_card_drawn=False, turns=state.turns + 1)
+                       turns=state.turns + 1)
     if kind == "round_ended":
         # V-E3: the hands leave the game unseen.
         hands = tuple(c for p in state.players for c in p.hand)
@@ -296,8 +295,7 @@ def _evolve(state: VampirState, event: Event) -> VampirState:
         return replace(state, players=_with_player(state, data["seat"],
                                                    lambda p: replace(p, hunts=hunts, entered=True)))
     if kind == "round_scored":
-        return replace(state, scores=(*state.scores, dict(data)), phase="over" if data["final"] else "scored",
-                       winners=tuple(data["winners"]))
+        return replace(state, scores=(*state.scores, dict(data)), phase="over" if data["final"] else "scored")
     return state
 
 

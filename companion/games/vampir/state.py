@@ -132,16 +132,25 @@ class VampirState(Seated[Player]):
     """Hunts laid this turn (ambiguity 3)."""
     ending: str | None = None
     """Why the round ended: "last_card", "six_colours", or "table" (physical cards)."""
-    last_card_drawn: bool = False
-    """The draw pile ran out during this turn (ambiguity 7, "finish_turn")."""
     scores: tuple[Mapping[str, Any], ...] = ()
     """Every scored round's breakdown (rules.score_round), first round first."""
-    winners: tuple[int, ...] = ()
     happenings: tuple[Mapping[str, Any], ...] = ()
     """What happened lately, latest first: public facts only."""
     turns: int = 0
-    wall: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
-    """Cache: the public picture every viewer shares, built once per state."""
+    wall: dict[str, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
+    """Cache: the public picture every viewer shares (companion/games/picture.py); not an init field,
+    so every state made by `replace` starts with an empty one."""
+
+    @property
+    def last_card_drawn(self) -> bool:
+        """The draw pile ran out during this turn: with ambiguity 7 read as "finish_turn", the round
+        ends with it (read as "immediate", it already has)."""
+        return self.phase == "turn" and self.digital and not self.draw_pile
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        """Who won, once the last round is scored (ties shared, or broken as the table chose)."""
+        return tuple(self.scores[-1]["winners"]) if self.scores else ()
 
     @property
     def digital(self) -> bool:

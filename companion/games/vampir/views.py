@@ -12,6 +12,7 @@ from typing import Any
 
 from companion.games.base import Command, Event, Secret, Viewer
 from companion.games.lines import log_line
+from companion.games.picture import shared_picture
 from companion.games.vampir.options import COLOURS, DEFAULTS, UNVERIFIED
 from companion.games.vampir.rules import GAME_ID, possible_hunts, round_heads, score_round, supply_problems
 from companion.games.vampir.state import CARDS, Player, VampirState
@@ -43,9 +44,10 @@ def _warning(state: VampirState) -> str | None:
 
 
 def _picture(state: VampirState) -> dict[str, Any]:
-    picture = state.wall.get("picture")
-    if picture is not None:
-        return picture
+    return shared_picture(state.wall, lambda: _build_picture(state))
+
+
+def _build_picture(state: VampirState) -> dict[str, Any]:
     options = state.options
     playing = state.phase in ("turn", "playing")
     picture = {
@@ -78,7 +80,6 @@ def _picture(state: VampirState) -> dict[str, Any]:
         "options": dict(options),
         "unverified": [key for key in UNVERIFIED if options[key] == DEFAULTS[key]],
     }
-    state.wall["picture"] = picture
     return picture
 
 
@@ -145,7 +146,10 @@ def actions(state: VampirState, viewer: Viewer) -> list[Command]:
         return []
     player = state.player(me)
     held = {h.colour for h in player.hunts}
-    token = lambda c: CARDS[c].token(state.round)  # noqa: E731
+
+    def token(card: int) -> str:
+        return CARDS[card].token(state.round)
+
     if state.stage == "choose":
         commands = [Command("draw")]
         for colour in COLOURS:

@@ -78,7 +78,7 @@
     }
   }
 
-  function stageText(g, seat, view) {
+  function stageText(g, seat) {
     if (g.phase === "starter") return ui.vampir_wait_starter;
     if (g.phase === "playing") return ui.vampir_wait_playing;
     if (g.phase === "entering") return ui.vampir_wait_entering;
@@ -97,7 +97,7 @@
     el("span", { class: "v-round" }, fill(ui.vampir_round, { n: g.round, of: g.rounds })),
     turn && g.current !== null ? el("strong", { class: "v-turn" },
       mine ? ui.vampir_your_turn : fill(g.phase === "playing" ? ui.vampir_starts : ui.vampir_turn_of, { name: nameOf(g, g.current) })) : null,
-    el("span", { class: "v-wait" }, stageText(g, me(view), view)),
+    el("span", { class: "v-wait" }, stageText(g, me(view))),
     g.cards === "digital" && g.phase === "turn" ? drawPile(g) : null);
   }
 
@@ -132,7 +132,7 @@
       el("p", { class: "v-location-count" }, l.pile.length ? `${cardsN(l.pile.length)} · ${heads(l.heads)}` : ui.vampir_empty))));
   }
 
-  function players(g, view, size) {
+  function players(g, size) {
     return el("section", { class: `v-players ${size}` }, el("h3", {}, ui.vampir_players),
       el("ul", {}, g.players.map((p) => el("li", { class: `v-player${g.current === p.seat && g.phase === "turn" ? " current" : ""}`,
         "data-seat": String(p.seat), "data-hand": String(p.hand) },
@@ -274,7 +274,7 @@
     return move(takenFrom ? "take" : "hunt", args, label, problem, { class: `v-move${old ? " replaces" : ""}`, id: takenFrom ? `take-${takenFrom}` : "lay-hunt" });
   }
 
-  function picker(g, view) {
+  function picker(g) {
     if (!open) {
       return el("div", { class: "v-open-line" }, el("button", { type: "button", id: "show-hand", class: "primary",
         onclick: () => { open = true; redraw(); } }, ui.vampir_show_hand), el("p", { class: "hint" }, ui.vampir_show_hint));
@@ -292,14 +292,14 @@
     if (g.stage === "choose") {
       const draw = find(game, "draw");
       if (draw) parts.push(button(draw, fill(ui.vampir_draw, { n: Math.min(2, g.draw_pile) }), { id: "draw", class: "primary" }));
-      parts.push(picker(g, view));
+      parts.push(picker(g));
       parts.push(el("div", { class: "v-takes" }, el("h4", {}, ui.vampir_take_title), g.locations.map((l) => {
         if (!l.pile.length) return move("take", { location: l.colour, cards: [] }, fill(ui.vampir_take_empty, { location: locationName(g, l.colour) }),
           { code: "location_empty" }, { class: "v-move", id: `take-${l.colour}` });
         return huntButton(g, mine, chosen, l.colour, { pile: l.pile, heads: l.heads });
       })));
     } else if (g.stage === "drawn" || g.stage === "hunting") {
-      parts.push(picker(g, view));
+      parts.push(picker(g));
       if (open) {
         if (g.stage === "drawn") parts.push(discardButtons(g, chosen));
         parts.push(chosen.length ? huntButton(g, mine, chosen, null, null) : el("p", { class: "hint" }, ui.vampir_hunt_pick));
@@ -324,7 +324,7 @@
 
   // With the real cards: each player enters their hunts, colour by colour (one-head, two-head, jokers).
   const entries = {};
-  function entryForm(game, g, seat, as) {
+  function entryForm(g, seat, as) {
     const player = g.players.find((p) => p.seat === seat);
     const key = `${g.round}:${seat}`;
     if (!entries[key]) {
@@ -363,7 +363,7 @@
     const over = find(game, "round_over");
     if (over) return el("section", { class: "v-choose" }, el("p", { class: "hint" }, ui.vampir_round_over_hint),
       button(over, ui.vampir_round_over, { id: "round-over" }));
-    if (g.phase === "entering") return el("section", { class: "v-choose" }, el("h4", {}, ui.vampir_entry_title), entryForm(game, g, me(view), "me"));
+    if (g.phase === "entering") return el("section", { class: "v-choose" }, el("h4", {}, ui.vampir_entry_title), entryForm(g, me(view), "me"));
     return null;
   }
 
@@ -374,7 +374,7 @@
       container.replaceChildren(el("div", { class: `vampir vampir-table phase-${g.phase}`, "data-position": String(view.position) },
         status(g, view, "table"), lastAction(g), result(g), supply(g),
         locations(g, "big"),
-        el("div", { class: "v-grid" }, players(g, view, "big"),
+        el("div", { class: "v-grid" }, players(g, "big"),
           el("div", { class: "v-side" }, roundsTable(g), g.phase === "turn" ? projection(g, true) : null, happenings(g, 5))),
         unverified(g)));
     },
@@ -395,7 +395,7 @@
         mine ? el("section", { class: "v-mine" }, el("h3", {}, ui.vampir_my_hunts),
           el("div", { class: "v-hunts" }, mine.hunts.length ? mine.hunts.map((h) => hunt(g, h)) : el("span", { class: "muted" }, ui.vampir_no_hunt))) : null,
         locations(g, "small"),
-        players(g, view, "small"), roundsTable(g)));
+        players(g, "small"), roundsTable(g)));
     },
     // The hand, behind the page's hold-to-peek control.
     private(game, view) {
@@ -417,8 +417,8 @@
         next ? C.actionButton(next, fill(ui.vampir_next_round, { round: g.round + 1 }), { id: "next-round-host" }, "v-act", false, "host") : null,
         over ? C.actionButton(over, ui.vampir_round_over, { id: "round-over-host" }, "v-act", false, "host") : null,
         missing.length ? el("details", { class: "v-host-entry" }, el("summary", {}, ui.vampir_host_enter),
-          missing.map((p) => el("div", {}, el("h4", {}, nameOf(g, p.seat)), entryForm(game, g, p.seat, "host")))) : null,
-        result(g, true), supply(g), locations(g, "small"), players(g, view, "small"), roundsTable(g), unverified(g)));
+          missing.map((p) => el("div", {}, el("h4", {}, nameOf(g, p.seat)), entryForm(g, p.seat, "host")))) : null,
+        result(g, true), supply(g), locations(g, "small"), players(g, "small"), roundsTable(g), unverified(g)));
     },
   };
 })(window.Companion);
