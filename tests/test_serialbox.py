@@ -19,11 +19,14 @@ from companion.config import ButtonsConfig
 from tests.fakebox import TICK_HZ, Edge, FakeBox, now_us
 
 
-def wait_until(condition: Callable[[], Any], timeout_s: float = 2.0, what: str = "") -> None:
+def wait_until(condition: Callable[[], Any], timeout_s: float = 2.0, what: str = "",
+               seen: Callable[[], Any] | None = None) -> None:
+    """Poll `condition`; on a timeout say what was awaited and, with `seen`, what there was instead."""
     deadline = time.monotonic() + timeout_s
     while not condition():
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout_s} s waiting for {what or condition}")
+            instead = f" (instead: {seen()})" if seen is not None else ""
+            raise AssertionError(f"timed out after {timeout_s} s waiting for {what or condition}{instead}")
         time.sleep(0.005)
 
 
@@ -72,6 +75,11 @@ def assert_on_time(press: Press, edge: Edge) -> None:
 def presses_after(bench: Bench, count: int, timeout_s: float = 2.0) -> list[Press]:
     wait_until(lambda: len(bench.presses) >= count, timeout_s, f"{count} presses")
     return list(bench.presses)
+
+
+def released(source: SerialBoxSource, button: int) -> None:
+    """Wait until the host has read the button's release: a cable pulled before that loses it too."""
+    wait_until(lambda: not source.health().buttons[button - 1].held, what=f"the release of button {button}")
 
 
 # -- handshake and presses -------------------------------------------------------------------------
@@ -288,6 +296,7 @@ def test_unplug_and_replug_reconnects_and_reports_the_gap_and_the_lost_events(be
     source.set_lamps(0b11)
     before = box.press(1)
     presses_after(bench, 1)
+    released(source, 1)
     box.unplug()
     wait_until(lambda: not source.health().healthy, what="the loss")
     assert source.health().detail.startswith(f"lost {box.link} (")
@@ -298,7 +307,8 @@ def test_unplug_and_replug_reconnects_and_reports_the_gap_and_the_lost_events(be
     box.plug()
     wait_until(lambda: source.health().healthy, timeout_s=2.0, what="the reconnection")
     assert time.monotonic() - plugged < 2.0
-    wait_until(lambda: "lost events 2" in source.health().detail, what="the lost press and release")
+    wait_until(lambda: "lost events 2" in source.health().detail, what="the lost press and release",
+               seen=lambda: source.health().detail)
     detail = source.health().detail
     assert "reconnects 1" in detail and "last gap" in detail
     gap = float(detail.split("last gap ")[1].split(" s")[0])
@@ -365,6 +375,7 @@ def test_a_board_restarted_while_unplugged_is_counted_and_synced_afresh(bench: B
     source = bench.source(box)
     box.press(1)
     presses_after(bench, 1)
+    released(source, 1)
     box.unplug()
     wait_until(lambda: not source.health().healthy, what="the loss")
     box.restart(say_hello=False)
