@@ -1,4 +1,4 @@
-"""`companion serve | replay | export`: the commands a person types on the Pi."""
+"""`companion serve | replay | export | verify | hw-test | install-service`: the commands a person types on the Pi."""
 
 from __future__ import annotations
 
@@ -79,6 +79,26 @@ def build_parser() -> argparse.ArgumentParser:
     hw.add_argument("--plain", action="store_true",
                     help="one line per press instead of a table redrawn in place (the default when not a terminal)")
     hw.set_defaults(host=None, port=None, data=None)  # what _config_for reads; hw-test needs no server or data
+
+    unit = commands.add_parser(
+        "install-service", help="run the companion as a systemd service, started at boot (needs sudo)",
+        description="Write a systemd unit that runs `companion serve` from this venv as your account, with the "
+                    "gpio and dialout groups, enable it and start it. Without root it prints the sudo line to run. "
+                    "See hardware/raspberry-pi.md.",
+    )
+    unit.add_argument("--user", metavar="NAME",
+                      help="account the service runs as (default: the one that ran sudo; root only if named)")
+    unit.add_argument("--data", type=Path, metavar="DIR",
+                      help="data folder, made and given to the user (default /var/lib/table-companion)")
+    unit.add_argument("--config", type=Path, metavar="FILE",
+                      help="TOML configuration file (default /etc/table-companion/companion.toml when it exists)")
+    unit.add_argument("--host", help="address to listen on (default: the config's, else 0.0.0.0)")
+    unit.add_argument("--port", type=int, help="port to listen on (default: the config's, else 8080)")
+    unit.add_argument("--name", default="table-companion", help="the service's name (default table-companion)")
+    what = unit.add_mutually_exclusive_group()
+    what.add_argument("--print", action="store_true", help="print the unit file and change nothing")
+    what.add_argument("--remove", action="store_true",
+                      help="stop, disable and delete the service (the data folder is kept)")
     return parser
 
 
@@ -93,6 +113,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return verify(args)
         if args.command == "hw-test":
             return hw_test(args)
+        if args.command == "install-service":
+            return install_service(args)
         return export(args)
     except CompanionError as err:
         print(f"companion: {err}", file=sys.stderr)
@@ -155,6 +177,18 @@ def hw_test(args: argparse.Namespace) -> int:
 
     run_hw_test(config.buttons, sys.stdin, sys.stdout, plain=args.plain or not sys.stdout.isatty())
     return EXIT_OK
+
+
+def install_service(args: argparse.Namespace) -> int:
+    from companion.deploy import Machine, Request, install, print_unit, remove
+
+    request = Request(name=args.name, user=args.user, data=args.data, config=args.config, host=args.host,
+                      port=args.port)
+    if args.print:
+        return print_unit(request, Machine())
+    if args.remove:
+        return remove(request, Machine())
+    return install(request, Machine())
 
 
 def _open_log(data: Path) -> EventStore:

@@ -15,6 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from companion.buzzers.wiring import BUTTON_GPIOS
 from companion.dice import Catalogue, build_catalogue
 from companion.errors import ConfigError
 from companion.table.gamerun import UNDO_POLICIES, UndoPolicy
@@ -187,14 +188,10 @@ def _number(value: Any, key: str, low: float, high: float, source: str | None) -
     return float(value)
 
 
-GPIO_PINS = range(2, 28)
-"""The BCM numbers on the 40-pin header of every Pi since the B+."""
-
-
 def _pins(value: Any, key: str, source: str | None) -> tuple[int, ...]:
     if not isinstance(value, list) or any(isinstance(v, bool) or not isinstance(v, int) for v in value):
         raise ConfigError(key, f"must be a list of GPIO numbers such as [17, 27, 22] (got {value!r})", source)
-    wrong = [v for v in value if v not in GPIO_PINS]
+    wrong = [v for v in value if v not in BUTTON_GPIOS]
     if wrong:
         raise ConfigError(key, f"GPIO{wrong[0]} is not on the header (BCM numbers 2 to 27)", source)
     if len(set(value)) != len(value):

@@ -321,4 +321,11 @@ def test_screenshots_of_the_table_and_a_phone_in_english_and_french(scene: Scene
             page.screenshot(path=str(artifacts / f"{shot}-{lang}.png"), full_page=True, animations="disabled")
     for name in ("table-en", "table-fr", "phone-en", "phone-fr"):
         assert (artifacts / f"{name}.png").stat().st_size > 10_000
+    table = scene.table.page  # on a 720p TV in kiosk mode, which nobody scrolls, the address stays in view
+    table.set_viewport_size({"width": 1280, "height": 720})
+    assert table.evaluate("document.documentElement.scrollHeight") > 720, "the page is taller than the screen"
+    foot = table.locator("footer.foot")
+    box = foot.bounding_box()
+    assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 720
+    assert scene.service.base.split("//")[1] in foot.inner_text()
     finish(scene)

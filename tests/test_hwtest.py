@@ -42,7 +42,9 @@ def button_row(view: HwTest, out: io.StringIO, button: str) -> list[str]:
     view.summary(view.healths())
     lines = out.getvalue().splitlines()
     table = lines[len(lines) - 1 - lines[::-1].index(STATUS_COLUMNS):]
-    return next(line.split() for line in table if line.startswith(f"{button} "))
+    line = next(line for line in table if line.startswith(f"{button} "))
+    name, pin, rest = line[:14], line[15:22], line[22:]  # the pin ("pin 11") has a space in it
+    return [name.strip(), pin.strip(), *rest.split()]
 
 
 def test_presses_are_listed_in_edge_order_with_each_buttons_intervals(factory, edges, later) -> None:
@@ -88,10 +90,10 @@ def test_a_bounce_train_shows_in_the_bounce_count(factory, edges, later) -> None
     view.tick()
     assert len(press_rows(out.getvalue())) == 1, "one press, however much it bounced"
     # button, presses, bounces, noise, state
-    assert button_row(view, out, "gpio:17")[:5] == ["gpio:17", "1", "3", "0", "down"]
-    assert button_row(view, out, "gpio:27")[:5] == ["gpio:27", "0", "0", "0", "up"]
+    assert button_row(view, out, "gpio:17")[:6] == ["gpio:17", "pin 11", "1", "3", "0", "down"]
+    assert button_row(view, out, "gpio:27")[:6] == ["gpio:27", "pin 13", "0", "0", "0", "up"]
     edge(factory, edges, 17, 101.2, False)
-    assert button_row(view, out, "gpio:17")[4] == "up"
+    assert button_row(view, out, "gpio:17")[5] == "up"
 
 
 def test_a_button_held_down_shows_stuck(factory, edges, later) -> None:
@@ -103,7 +105,7 @@ def test_a_button_held_down_shows_stuck(factory, edges, later) -> None:
     view.tick()
     text = out.getvalue()
     assert "PROBLEM  gpio (gpio): stuck (held down): gpio:27" in text, "said at once, not only at the end"
-    assert button_row(view, out, "gpio:27")[:5] == ["gpio:27", "1", "0", "0", "STUCK"]
+    assert button_row(view, out, "gpio:27")[:6] == ["gpio:27", "pin 13", "1", "0", "0", "STUCK"]
 
 
 class BusyFactory:

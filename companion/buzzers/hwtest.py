@@ -24,6 +24,7 @@ from companion.buzzers.sources import (
     SourceHealth,
     open_sources,
 )
+from companion.buzzers.wiring import pin_of
 from companion.clock import Clock, MonotonicClock
 from companion.config import ButtonsConfig
 from companion.errors import CompanionError
@@ -36,12 +37,13 @@ RECENT_PRESSES = 200
 
 PRESS_COLUMNS = (f"{'time ms':>11}  {'button':<14} {'source':<10} {'#':>4}  {'this button':>12}  "
                  f"{'any button':>12}  {'+/- us':>6}")
-STATUS_COLUMNS = (f"{'button':<14} {'presses':>8} {'bounces':>8} {'noise':>6}  {'state':<6}  "
+STATUS_COLUMNS = (f"{'button':<14} {'pin':<7} {'presses':>8} {'bounces':>8} {'noise':>6}  {'state':<6}  "
                   f"{'last ms':>11}  {'interval ms':>12}")
 EXPLAIN = (
     "Presses: time since the start, button, source, its count, the interval since that button's previous press "
     "and since the previous press of any button (who was first), and the source's timing uncertainty.",
-    "Buttons: bounces are extra edges ignored after a press, noise is edges too short to count, "
+    "Buttons: where each is wired (the Pi's header pin, the box's Arduino pin), "
+    "bounces are extra edges ignored after a press, noise is edges too short to count, "
     "STUCK is held down too long (ignored until released).",
 )
 
@@ -129,6 +131,15 @@ def source_line(health: SourceHealth) -> str:
     return f"  PROBLEM  {health.name} ({health.kind}): {health.detail}{hint}"
 
 
+def _news(health: SourceHealth) -> str:
+    """What of a source's state is worth a line: not its precision, which the clock sync refines
+    every second (the presses show it)."""
+    return f"{health.healthy} {_PRECISION.sub('±', health.detail)}"
+
+
+_PRECISION = re.compile(r"±\d+")
+
+
 def _state(health: ButtonHealth | None) -> str:
     if health is None:
         return "-"
@@ -157,7 +168,7 @@ def status_lines(healths: Sequence[SourceHealth], records: dict[str, ButtonRecor
         presses = health.presses if health is not None else record.presses
         bounces, noise = _counts(health)
         last = None if record.last_us is None else record.last_us - start_us
-        lines.append(f"{name:<14} {presses:>8} {bounces:>8} {noise:>6}  {_state(health):<6}  "
+        lines.append(f"{name:<14} {pin_of(name) or '-':<7} {presses:>8} {bounces:>8} {noise:>6}  {_state(health):<6}  "
                      f"{_ms(last):>11}  {_ms(record.interval_us):>12}")
     if not names:
         lines.append("(no press yet)")
@@ -213,7 +224,7 @@ class HwTest:
             self.stop_sources()
             problems = "; ".join(h.detail for h in healths) or "none configured"
             raise CompanionError(f"no button source could be opened: {problems}")
-        self._details = {h.name: h.detail for h in healths}
+        self._details = {h.name: _news(h) for h in healths}
         if self.plain:
             self._write([*self.header(healths), "", PRESS_COLUMNS])
 
@@ -271,8 +282,8 @@ class HwTest:
 
     def _health_changes(self, healths: Sequence[SourceHealth]) -> list[str]:
         """A source's new state as soon as it changes (a button found stuck, the GPIO chip gone)."""
-        changed = [h for h in healths if self._details.get(h.name) != h.detail]
-        self._details.update({h.name: h.detail for h in changed})
+        changed = [h for h in healths if self._details.get(h.name) != _news(h)]
+        self._details.update({h.name: _news(h) for h in changed})
         return ["--" + source_line(h) for h in changed]
 
     def _redraw(self, healths: Sequence[SourceHealth], notes: list[str]) -> None:
