@@ -326,6 +326,6 @@ def test_screenshots_of_the_table_and_a_phone_in_english_and_french(scene: Scene
     assert table.evaluate("document.documentElement.scrollHeight") > 720, "the page is taller than the screen"
     foot = table.locator("footer.foot")
     box = foot.bounding_box()
-    assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 720
+    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 720
     assert scene.service.base.split("//")[1] in foot.inner_text()
     finish(scene)
