@@ -128,3 +128,16 @@ def test_a_roll_records_labels_values_and_total(table: Table) -> None:
     event = table.handle(TABLE, Command("roll", {"preset": "garlic-slap"})).events[-1]
     assert event.data["total"] is None
     assert {d["label"]["en"] for d in event.data["dice"]} <= {"yellow", "violet", "!", "bat", "moon", "skull"}
+
+
+def test_the_start_form_offers_the_tray_the_table_last_used(table: Table) -> None:
+    """The config names a quick set; after a game the remembered options hold its dice. Either way
+    the host console preselects that set, not the list's first."""
+    from companion.games.dice_tray import DICE_TRAY
+
+    assert DICE_TRAY.options_schema(table.option_defaults("dice-tray"))[0]["default"] == "2d6"
+    started = table.handle(HOST, Command("start_game", {"game": "dice-tray", "options": {"tray": "d20"}}))
+    assert started.ok, started
+    table.handle(HOST, Command("end_game"))
+    assert table.option_defaults("dice-tray")["tray"] == ["d20"]
+    assert DICE_TRAY.options_schema(table.option_defaults("dice-tray"))[0]["default"] == "d20"

@@ -207,8 +207,16 @@ def options_schema(defaults: Mapping[str, Any]) -> list[dict[str, Any]]:
         "key": "tray",
         "label": {"en": "Dice in the tray at the start", "fr": "Dés sur le plateau au départ"},
         "choices": [{"value": p.id, "label": dict(p.name)} for p in catalogue.presets.values()],
-        "default": defaults.get("tray"),
+        "default": _preset_of(defaults.get("tray"), catalogue),
     }]
+
+
+def _preset_of(tray: Any, catalogue: Catalogue) -> str | None:
+    """The quick set a default tray is: the config names one, while the last game's options keep
+    its dice (what normalize_options made of it)."""
+    if isinstance(tray, str):
+        return tray
+    return next((p.id for p in catalogue.presets.values() if list(p.dice) == list(tray or ())), None)
 
 
 _WORDS = {

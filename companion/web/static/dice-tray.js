@@ -107,7 +107,6 @@
       container.replaceChildren(...[lastRoll(game, view, false), controls(game, "me", true),
         historySection(game, view, 5)].filter(Boolean));
     },
-    private() { return null; },
     host(container, game, view) {
       container.replaceChildren(el("p", {}, `${ui.rolls_so_far}: ${game.view.rolls_total}`), lastRoll(game, view, false));
     },
