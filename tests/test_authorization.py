@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from flask.testing import FlaskClient
+from werkzeug.exceptions import HTTPException
 
 from tests.web_support import BASE, Web
 
@@ -69,6 +70,30 @@ ROUTES: list[Route] = [
     ("GET", "/me", None, {"own_seat": 200, "other_seat": 200}, 302),
     ("GET", "/host", None, {}, 200),
     ("GET", "/rebind/not-a-link", None, {}, 410),
+    ("GET", "/api/openapi.json", None, {}, 200),
+    # A phone's buzzer and its ping echo: seated phones only (the dice tray has no buzzers, the ping
+    # was never sent: refused by the hub, not by identity).
+    ("POST", "/api/buzz", {}, {"own_seat": 409, "other_seat": 409}, 403),
+    ("POST", "/api/ping", {"id": 1}, {"own_seat": 409, "other_seat": 409}, 403),
+    # Simulated buttons are the table's own keys (the TV, the /buttons page): anyone at the table may
+    # press one, never another site's page.
+    ("POST", "/api/buttons/press", {"button": 1}, {"forged_origin": 403}, 200),
+    ("POST", "/api/buttons/press", {"button": 99}, {"forged_origin": 403}, 400),
+    # Pairing: a player pairs their own seat (whatever it sends); the host must name the target.
+    ("POST", "/api/buttons/pair", {}, {"own_seat": 200, "other_seat": 200, "host": 400}, 403),
+    ("POST", "/api/buttons/pair", {"seat": 1}, {"own_seat": 200, "other_seat": 200, "host": 200}, 403),
+    ("POST", "/api/buttons/pair", {"seat": "arm"}, {"own_seat": 200, "other_seat": 200, "host": 200}, 403),
+    ("POST", "/api/buttons/cancel", {}, {"own_seat": 200, "other_seat": 200, "host": 200}, 403),
+    ("POST", "/api/buttons/unpair", {"button": "gpio:17"}, {"own_seat": 409, "other_seat": 409, "host": 409}, 403),
+    ("POST", "/api/buttons/unpair", {"button": 17}, {"own_seat": 400, "other_seat": 400, "host": 400}, 403),
+    ("GET", "/", None, {}, 302),
+    ("GET", "/favicon.ico", None, {}, 301),
+    ("GET", "/buttons", None, {}, 200),
+    ("GET", "/verify", None, {}, 200),
+    ("GET", "/static/icon.svg", None, {}, 200),
+    ("GET", "/static/live.js", None, {}, 200),
+    ("GET", "/static/nothing.js", None, {}, 404),
+    ("GET", "/nothing", None, {}, 404),
 ]
 
 
@@ -93,6 +118,36 @@ def test_every_route_answers_every_caller_rightly(web: Web, route: Route, who: s
     assert status == expected.get(who, default), (who, path, body, response.get_data(as_text=True)[:300])
     if status >= 400:
         assert web.service.store.read_all() == before, "a refused request changes nothing"
+
+
+def test_the_matrix_covers_every_route_of_the_app(web: Web) -> None:
+    """A new route fails here until someone decides, in ROUTES, who may call it."""
+    adapter = web.app.url_map.bind("localhost")
+    covered: set[tuple[str, str]] = set()
+    for method, path, _, _, _ in ROUTES:
+        path = path.format(game="g1", code="ABC123").split("?")[0]
+        try:
+            rule, _ = adapter.match(path, method=method, return_rule=True)
+        except HTTPException:
+            continue  # a path that is meant not to exist (/api/nothing)
+        covered.add((rule.rule, method))
+    every = {(rule.rule, method) for rule in web.app.url_map.iter_rules()
+             for method in rule.methods or () if method not in ("HEAD", "OPTIONS")}
+    assert every - covered == set(), "routes nobody decided who may call"
+
+
+def test_a_player_pairs_and_unpairs_only_their_own_button(web: Web) -> None:
+    everyone = callers(web)
+    own, _ = everyone["own_seat"]
+    other, _ = everyone["other_seat"]
+    assert own.post("/api/buttons/pair", json={"seat": 2}).get_json()["target"] == 1, "a player's own seat only"
+    assert own.post("/api/buttons/press", json={"button": 4}).status_code == 200
+    assert web.service.buttons.pairs.target("simulated:4") == 1
+    refused = other.post("/api/buttons/unpair", json={"button": "simulated:4"})
+    assert (refused.status_code, refused.get_json()["error"]) == (409, "unknown_button")
+    assert web.service.buttons.pairs.target("simulated:4") == 1
+    assert own.post("/api/buttons/unpair", json={"button": "simulated:4"}).status_code == 200
+    assert web.service.buttons.pairs.target("simulated:4") is None
 
 
 def test_a_replayed_rebind_link_is_refused_to_everyone(web: Web) -> None:

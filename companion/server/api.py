@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import time
 from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
@@ -48,7 +51,12 @@ def status_for(code: str) -> int:
 
 
 def json_body() -> dict[str, Any] | None:
-    body = request.get_json(silent=True)
+    """The request's JSON object, or None: not JSON, not an object, or nested beyond what Python's
+    parser can follow (a RecursionError is no ValueError, so `silent` does not catch it)."""
+    try:
+        body = request.get_json(silent=True)
+    except RecursionError:
+        return None
     return body if isinstance(body, dict) else None
 
 
@@ -57,6 +65,23 @@ bp.before_request(refuse_foreign)
 
 def _set_cookie(response: Response, name: str, value: str) -> None:
     response.set_cookie(name, value, max_age=COOKIE_MAX_AGE, httponly=True, samesite="Strict", path="/")
+
+
+OPENAPI = Path(__file__).with_name("openapi.json")
+"""The description of every route (tests hold it to the app's url_map)."""
+
+
+@cache
+def openapi_spec() -> dict[str, Any]:
+    with OPENAPI.open(encoding="utf-8") as fh:
+        spec: dict[str, Any] = json.load(fh)
+    return spec
+
+
+@bp.get("/openapi.json")
+def openapi() -> Response:
+    """The OpenAPI 3.0 description of this API and the pages, for anyone (it holds no secret)."""
+    return jsonify(openapi_spec())
 
 
 @bp.get("/status")
@@ -84,7 +109,7 @@ def view() -> Response:
     if after is not None and after <= svc.table.position:
         # A page ahead of the log (the data folder was replaced) gets the truth at once.
         wait = request.args.get("wait", 20.0, type=float)
-        wait = min(max(wait, 0.0), current_app.config["LONG_POLL_MAX_S"]) if math.isfinite(wait) else 20.0
+        wait = min(max(wait if math.isfinite(wait) else 20.0, 0.0), current_app.config["LONG_POLL_MAX_S"])
         svc.table.broadcaster.wait_beyond(after, wait)
     return jsonify(svc.table.view(viewer))
 

@@ -82,7 +82,10 @@ def host_allowed() -> bool:
 
     A page on another site cannot reach us by a DNS name it controls (DNS rebinding).
     """
-    hostname = (urlsplit(f"//{request.host}").hostname or "").lower()
+    try:
+        hostname = (urlsplit(f"//{request.host}").hostname or "").lower()
+    except ValueError:  # "[::1" and other malformed names: not ours
+        return False
     try:
         ipaddress.ip_address(hostname)
         return True
@@ -103,7 +106,10 @@ def origin_allowed() -> bool:
     origin = request.headers.get("Origin")
     if origin is None:
         return True
-    parts = urlsplit(origin)
+    try:
+        parts = urlsplit(origin)
+    except ValueError:  # "http://[::1" is no origin of ours (and must not be a server error)
+        return False
     return f"{parts.scheme}://{parts.netloc}" == f"{request.scheme}://{request.host}"
 
 
