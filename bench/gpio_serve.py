@@ -1,0 +1,46 @@
+"""`companion serve` with gpiozero's MockFactory as the pin factory, its pins driven from stdin.
+
+For bench/press_latency.py: the real service process (waitress, the hub, the round keeper, the
+log), with the GPIO source reading mock pins instead of a Pi's. Each line on stdin `press N`
+pulls GPIO N low now (the edge's ticks are gpiozero's monotonic clock, CLOCK_MONOTONIC, the
+host timeline) and lets it go high again RELEASE_S later, as a finger would. The rest of the
+arguments are `companion serve`'s.
+
+    python bench/gpio_serve.py serve --host 127.0.0.1 --port 8080 --data DIR --config FILE
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+
+from gpiozero import Device
+from gpiozero.pins.mock import MockFactory
+
+RELEASE_S = 0.100
+"""Held this long: past the 5 ms confirmation, within the 50 ms mask it is one press."""
+
+
+def drive(factory: MockFactory) -> None:
+    for line in sys.stdin:
+        words = line.split()
+        if len(words) != 2 or words[0] != "press" or not words[1].isdigit():
+            continue
+        pin = factory.pin(int(words[1]))
+        pin.drive_low()
+        release = threading.Timer(RELEASE_S, pin.drive_high)
+        release.daemon = True
+        release.start()
+
+
+def main() -> int:
+    factory = MockFactory()
+    Device.pin_factory = factory
+    threading.Thread(target=drive, args=(factory,), name="mock-pins", daemon=True).start()
+    from companion.cli import main as companion
+
+    return companion(sys.argv[1:])
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

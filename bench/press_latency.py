@@ -1,0 +1,306 @@
+"""Press -> decision on every screen, for the three real press sources: GPIO, the buzzer box, phones.
+
+Used by bench/report.py (figure 1). Each run starts the real service (`companion serve`, as a
+subprocess, on loopback), seats 13 phones, starts the buzzer quiz and opens 14 event streams
+(13 phones answering their pings at once, and the table display), with the clients of
+bench/buzzer_latency.py: each keeps its own view and stamps when a round's result shows in it.
+
+* wired: one service with both wired sources, as a table with buttons runs it: GPIO through
+  gpiozero's MockFactory inside the service process (bench/gpio_serve.py: a line on the service's
+  stdin pulls a mock pin low; its edge carries gpiozero's monotonic ticks, the host timeline,
+  and GpioSource confirms it 5 ms later exactly as on a Pi), and the buzzer box simulated by
+  tests/fakebox.py on a pty (`[buttons] serial_port` is its symlink): the bench's FakeBox stamps
+  the edge on its own 16 MHz clock and sends it at once, and the service maps it through its clock
+  sync. Buttons are paired to seats in the data folder's buttons.toml. GPIO and box rounds alternate.
+* phone: a service with simulated buttons only (a phones-only table: no wired source, so the
+  referee does not wait for a wired report), each round one phone's POST /api/buzz.
+
+A round: the host arms a race, 50-300 ms pass, one press enters; its latency runs from just
+before the press (the pipe write, the FakeBox edge, the POST) to the moment the slowest of the
+14 clients has applied the message showing the round's result. The referee waits on purpose
+after the first press (the grace period: 2 ms, plus 5 ms confirmation + 20 ms report margin when a
+wired source is configured, or the slowest phone's delay); `due_ms` is that part (press sent ->
+decision due), `after_due_ms` the rest (timer, table, log append with fsync, fan-out, client parse).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from buzzer_latency import (
+    ARM_SEEN_TIMEOUT_S,
+    DECISION_TIMEOUT_S,
+    PINGS_TIMEOUT_S,
+    PRESS_DELAY_S,
+    Clients,
+    Connection,
+    PingAnswerer,
+    QuizStream,
+)
+from live_latency import (
+    ROOT,
+    SEATS,
+    START_TIMEOUT_S,
+    Service,
+    display_address,
+    host_command,
+    phone_address,
+    request,
+    seat_phones,
+)
+
+sys.path.insert(0, str(ROOT))
+
+from tests.fakebox import FakeBox
+
+GPIO_PINS = (17, 27, 22, 5, 6, 13, 19, 26, 16, 20, 21, 12, 25)
+"""Seat n's button is GPIO_PINS[n - 1]."""
+BOX_BUTTONS = 8
+HEALTHY_TIMEOUT_S = 10.0
+WIRED_WARMUP_S = 2.0
+"""Rounds in the first seconds after the streams opened are not counted (connection set-up)."""
+MAX_ROUNDS_S = 120.0
+
+
+class GpioService(Service):
+    """`companion serve` through bench/gpio_serve.py: mock pins driven over its stdin."""
+
+    def start(self) -> GpioService:
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        with self.log.open("wb") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, str(ROOT / "bench" / "gpio_serve.py"), "serve", "--host", "127.0.0.1",
+                 "--port", str(self.port), "--data", str(self.data), "--config", str(self.config), "--quiet"],
+                stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT, env=env,
+            )
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"service exited with {self.proc.returncode}: {self.log.read_text()[-2000:]}")
+            try:
+                request(self.port, "GET", "/api/status", timeout=1)
+                return self
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("service did not answer in time")
+
+    def press_pin(self, pin: int) -> float:
+        """Pull GPIO `pin` low in the service; perf_counter just before the line was written."""
+        assert self.proc is not None and self.proc.stdin is not None
+        sent = time.perf_counter()
+        self.proc.stdin.write(f"press {pin}\n".encode())
+        self.proc.stdin.flush()
+        return sent
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.stdin is not None:
+            self.proc.stdin.close()
+        super().stop()
+
+
+@dataclass
+class Round:
+    source: str
+    every_ms: float
+    """Press sent -> the slowest of the 14 clients has applied the result."""
+    due_ms: float
+    """Press sent -> the referee's decision was due (request in + deliberate wait)."""
+    wait_ms: float
+    """The deliberate wait: the decision's grace + the largest press uncertainty."""
+    in_ms: float | None
+    """Press sent -> its stamp (wired sources: the edge's time on the host timeline)."""
+
+    @property
+    def after_due_ms(self) -> float:
+        return self.every_ms - self.due_ms
+
+
+@dataclass
+class Run:
+    rounds: list[Round] = field(default_factory=list)
+    lost: list[str] = field(default_factory=list)
+    wrong_winner: int = 0
+    late_arms: int = 0
+    warmup_rounds: int = 0
+    notes: list[str] = field(default_factory=list)
+    elapsed_s: float = 0.0
+
+    def of(self, source: str) -> list[Round]:
+        return [r for r in self.rounds if r.source == source]
+
+
+Press = Callable[[int], tuple[float, str | None]]
+"""Presses seat n's button: (perf_counter just before, refusal or None)."""
+
+
+def run_wired(rounds: int, rng: random.Random) -> Run:
+    """GPIO and buzzer-box rounds alternating, `rounds` of each, in one service with both sources."""
+    run = Run()
+    with tempfile.TemporaryDirectory(prefix="press-latency-") as tmp:
+        work = Path(tmp)
+        box = FakeBox(work / "buzzer-box")
+        service = GpioService(work, threads=16)
+        service.config.write_text(
+            service.config.read_text() + "[buttons]\n"
+            f'source = "auto"\ngpio_pins = [{", ".join(map(str, GPIO_PINS))}]\nserial_port = "{box.link}"\n')
+        service.data.mkdir()
+        pairs = [f'"gpio:{pin}" = {seat}' for seat, pin in enumerate(GPIO_PINS, 1)]
+        pairs += [f'"box:{button}" = {button}' for button in range(1, BOX_BUTTONS + 1)]
+        (service.data / "buttons.toml").write_text("[seats]\n" + "\n".join(pairs) + "\n")
+        try:
+            service.start()
+            wait_healthy(service, ("gpio", "serial"), run)
+
+            def gpio(seat: int) -> tuple[float, str | None]:
+                return service.press_pin(GPIO_PINS[seat - 1]), None
+
+            def serial(seat: int) -> tuple[float, str | None]:
+                sent = time.perf_counter()
+                box.press(seat)
+                return sent, None
+
+            plan = [("gpio", rng.randint(1, SEATS)) if i % 2 == 0 else ("serial", rng.randint(1, BOX_BUTTONS))
+                    for i in range(2 * rounds)]
+            play(service, {"gpio": gpio, "serial": serial}, plan, WIRED_WARMUP_S, rng, run)
+        finally:
+            service.stop()
+            box.close()
+    return run
+
+
+def run_phones(rounds: int, warmup_s: float, rng: random.Random) -> Run:
+    """Phone buzzer rounds on a phones-only table (simulated buttons, as with no hardware)."""
+    run = Run()
+    with tempfile.TemporaryDirectory(prefix="press-latency-") as tmp:
+        service = Service(Path(tmp), threads=16)
+        service.config.write_text(service.config.read_text() + '[buttons]\nsource = "simulated"\n')
+        try:
+            service.start()
+            plan = [("phone", rng.randint(1, SEATS)) for _ in range(rounds)]
+            play(service, {}, plan, warmup_s, rng, run)
+        finally:
+            service.stop()
+    return run
+
+
+def wait_healthy(service: Service, kinds: tuple[str, ...], run: Run) -> None:
+    """Until every source of these kinds says it is healthy (the box's clock synced), bounded."""
+    deadline = time.monotonic() + HEALTHY_TIMEOUT_S
+    last: Any = None
+    while time.monotonic() < deadline:
+        _, status, _ = request(service.port, "GET", "/api/status")
+        last = [s for s in status.get("buzzers", []) if s.get("kind") in kinds]
+        if len(last) == len(kinds) and all(s.get("healthy") for s in last):
+            return
+        time.sleep(0.05)
+    run.notes.append(f"WARNING: sources not healthy after {HEALTHY_TIMEOUT_S:.0f} s: {last}")
+
+
+def play(service: Service, presses: dict[str, Press], plan: list[tuple[str, int]], warmup_s: float,
+         rng: random.Random, run: Run) -> None:
+    """Seat 13 phones, start the quiz, open the 14 streams, then play the plan's rounds."""
+    clients = Clients()
+    pingers: PingAnswerer | None = None
+    connections: list[Connection] = []
+    try:
+        cookies = seat_phones(service, SEATS)
+        host_command(service, "end_game")
+        host_command(service, "start_game", {"game": "buzzer-quiz"})
+        pingers = PingAnswerer(service.port, cookies)
+        phones = [clients.open_quiz(service.port, f"phone {seat}", "as=me", phone_address(seat),
+                                    cookies[seat], seat, pingers.queues[seat]) for seat in range(1, SEATS + 1)]
+        streams = [*phones, clients.open_quiz(service.port, "table", "as=table", display_address(0))]
+        pingers.start()
+        clients.start()
+        if not clients.wait(lambda: all(s.doc is not None for s in streams), 10):
+            raise RuntimeError("not every stream got its first view")
+        deadline = time.perf_counter() + PINGS_TIMEOUT_S
+        while not all(pingers.rtts_us.values()) and time.perf_counter() < deadline:
+            time.sleep(0.01)
+        host = Connection(service.port, "127.0.0.2", {"Authorization": f"Bearer {service.host_key}"})
+        buzzers = {seat: Connection(service.port, phone_address(seat), {"Cookie": cookies[seat]})
+                   for seat in cookies}
+        connections = [host, *buzzers.values()]
+
+        def phone(seat: int) -> tuple[float, str | None]:
+            status, answer, sent = buzzers[seat].post("/api/buzz", {})
+            ok = status == 200 and answer.get("ok") and not answer.get("repeat")
+            return sent, None if ok else f"{status} {answer}"
+
+        presses = {**presses, "phone": phone}
+        connected = time.perf_counter()
+        sources = sorted({source for source, _ in plan})
+        while time.perf_counter() - connected < warmup_s:
+            one_round(clients, streams, host, presses, rng.choice(sources), rng.randint(1, BOX_BUTTONS), rng, run,
+                      count=False)
+            run.warmup_rounds += 1
+        start = time.perf_counter()
+        for source, seat in plan:
+            if time.perf_counter() - start > MAX_ROUNDS_S:
+                run.notes.append(f"stopped after {MAX_ROUNDS_S:.0f} s ({len(run.rounds)} rounds)")
+                break
+            one_round(clients, streams, host, presses, source, seat, rng, run)
+        run.elapsed_s = time.perf_counter() - start
+        if pingers.refused:
+            run.notes.append(f"{len(pingers.refused)} ping echoes refused, e.g. {pingers.refused[0]}")
+        for stream in streams:
+            if stream.bad:
+                run.notes.append(f"{stream.name}: {len(stream.bad)} messages not applied, e.g. {stream.bad[0]}")
+    finally:
+        for connection in connections:
+            connection.close()
+        if pingers is not None:
+            pingers.stop()
+        clients.close()
+
+
+def one_round(clients: Clients, streams: list[QuizStream], host: Connection, presses: dict[str, Press],
+              source: str, seat: int, rng: random.Random, run: Run, count: bool = True) -> None:
+    status, answer, _ = host.post("/api/commands", {"as": "host", "name": "arm", "args": {"mode": "race"}})
+    armed_at = time.perf_counter()
+    if status != 200 or not answer.get("ok"):
+        raise RuntimeError(f"arm refused: {status} {answer}")
+    number = int(answer["view"]["game"]["view"]["round"])
+    pause = armed_at + rng.uniform(*PRESS_DELAY_S) - time.perf_counter()
+    if pause > 0:
+        time.sleep(pause)
+    if not clients.wait(lambda: all(s.last_armed >= number for s in streams), ARM_SEEN_TIMEOUT_S):
+        run.late_arms += 1
+    sent, refused = presses[source](seat)
+    if refused is not None:
+        run.lost.append(f"round {number} ({source}): the press of seat {seat} was refused: {refused}")
+        host.post("/api/commands", {"as": "host", "name": "cancel_round", "args": {}})
+        return
+    if not clients.wait(lambda: all(number in s.result_at for s in streams), DECISION_TIMEOUT_S):
+        with clients.lock:
+            missing = [s.name for s in streams if number not in s.result_at]
+        run.lost.append(f"round {number} ({source}): no result on {', '.join(missing)}")
+        host.post("/api/commands", {"as": "host", "name": "cancel_round", "args": {}})
+        return
+    with clients.lock:
+        slowest = max(s.result_at[number][1] for s in streams)
+        settled = streams[-1].results[number]
+    if not count:
+        return
+    decision = settled["decision"]
+    order = decision["order"]
+    grace_us = int(decision["grace_us"])
+    uncertainty_us = max((p["uncertainty_us"] for p in order), default=0)
+    first_us = min((p["t_us"] for p in order), default=0)
+    due_s = (first_us + grace_us + uncertainty_us) / 1e6  # referee.due_at_us, on CLOCK_MONOTONIC like perf_counter
+    if settled.get("winner") != f"seat:{seat}":
+        run.wrong_winner += 1
+    run.rounds.append(Round(
+        source=source, every_ms=(slowest - sent) * 1000, due_ms=(due_s - sent) * 1000,
+        wait_ms=(grace_us + uncertainty_us) / 1000,
+        in_ms=(first_us / 1e6 - sent) * 1000 if source != "phone" and order else None,
+    ))

@@ -1,0 +1,614 @@
+"""The figures a demanding user asks about, in one table: latency, timing precision, durability
+cost, start-up, memory and the rules engines' speed.
+
+Prints the machine, then one table (what, median, p99, unit, note), figure by figure:
+
+ 1. press -> decision on every client (13 phones + the table display on SSE, loopback), for GPIO
+    (gpiozero MockFactory pins inside the real service process), the buzzer box (tests/fakebox.py
+    on a pty) and the phone buzzer (POST /api/buzz): bench/press_latency.py.
+ 2. command -> every client has the new state, 15 and 100 clients: bench/live_latency.py.
+ 3. firmware timestamp error, our sampler against the hobby build, in simavr: bench/firmware_timing.py.
+ 4. clock-sync error of companion/buzzers/clocksync.py on synthetic round trips with USB-like
+    jitter and +-100 ppm drift, and its stated bound against the true error.
+ 5. event append latency (synchronous=FULL, one event per transaction) and replay speed of a long
+    game: companion/store, bench/replay.py.
+ 6. cold start of `companion serve` to the first served /table, and its RSS idle and with 13 phones
+    + the table connected.
+ 7. complete random games per second on the pure rules (tests/*_play.py), and dice-tray rolls.
+
+A benchmark, not a test: it asserts nothing. Loopback only, every wait bounded, no internet.
+Progress goes to stderr, the report to stdout; `--json FILE` writes it as JSON too.
+
+Usage: .venv/bin/python bench/report.py [--quick] [--json FILE] [--seed N]
+The default run takes about 3.5 minutes on 2 cores (more on a busy machine), --quick about 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import math
+import os
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+for _path in (str(ROOT), str(BENCH)):
+    if _path not in sys.path:
+        sys.path.insert(0, _path)
+
+import firmware_timing  # noqa: E402
+import live_latency  # noqa: E402
+import press_latency  # noqa: E402
+import replay  # noqa: E402
+from buzzer_latency import ARM_SEEN_TIMEOUT_S  # noqa: E402
+from live_latency import SEATS, Reader, display_address, percentile, phone_address, seat_phones, settle  # noqa: E402
+
+from companion.buzzers.clocksync import ClockSync, MonotonicMapper, TickUnwrapper, sync_interval_s  # noqa: E402
+from companion.config import ServerConfig, load_config  # noqa: E402
+from companion.fairness.drbg import SeededRandomSource  # noqa: E402
+from companion.games.base import TABLE, Command, SeatInfo  # noqa: E402
+from companion.games.registry import GAMES  # noqa: E402
+from companion.store import EventStore  # noqa: E402
+from companion.store.records import PendingEvent  # noqa: E402
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How much of each figure a run measures."""
+
+    press_rounds: int
+    """Rounds per press source."""
+    phone_warmup_s: float
+    live_commands: tuple[int, int]
+    """Commands fired at 15 and at 100 clients."""
+    firmware_presses: int
+    sync_duration_s: float
+    appends: int
+    replay_commands: int
+    cold_starts: int
+    game_s: float
+    """Seconds of random games per rules engine."""
+
+
+FULL = Plan(press_rounds=150, phone_warmup_s=18.0, live_commands=(1000, 500), firmware_presses=400,
+            sync_duration_s=120.0, appends=1000, replay_commands=10_000, cold_starts=3, game_s=8.0)
+QUICK = Plan(press_rounds=20, phone_warmup_s=4.0, live_commands=(200, 120), firmware_presses=200,
+             sync_duration_s=30.0, appends=300, replay_commands=4_000, cold_starts=1, game_s=2.0)
+LIVE_INTERVAL_S = 0.020
+SYNC_DRIFTS_PPM = (-100.0, 100.0)
+SYNC_WARMUP_S = 1.0
+STREAMS_TIMEOUT_S = 15.0
+COLD_START_TIMEOUT_S = 30.0
+
+
+@dataclass
+class Row:
+    figure: str
+    what: str
+    median: float | None
+    p99: float | None
+    unit: str
+    note: str
+
+
+def progress(text: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
+
+
+# -- the machine -------------------------------------------------------------------------------
+
+
+def machine() -> dict[str, Any]:
+    model = platform.processor() or "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith(("model name", "Model")):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    ram_gb = float("nan")
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                ram_gb = int(line.split()[1]) / 1024 / 1024
+    except OSError:
+        pass
+    distro = platform.system()
+    try:
+        for line in Path("/etc/os-release").read_text().splitlines():
+            if line.startswith("PRETTY_NAME="):
+                distro = line.split("=", 1)[1].strip().strip('"')
+    except OSError:
+        pass
+    board = ""
+    for path in ("/proc/device-tree/model", "/sys/firmware/devicetree/base/model"):
+        try:
+            board = Path(path).read_bytes().rstrip(b"\0").decode(errors="replace")
+            break
+        except OSError:
+            continue
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return {
+        "cpu": model,
+        "cores": os.cpu_count(),
+        "usable_cores": usable,
+        "ram_gb": round(ram_gb, 1),
+        "os": f"{distro}, {platform.system()} {platform.release()} {platform.machine()}",
+        "python": f"{sys.version.split()[0]} ({platform.python_implementation()})",
+        "raspberry_pi": "Raspberry Pi" in board,
+        "board": board or "no device-tree model (not a Pi)",
+        "load_average_1min": round(os.getloadavg()[0], 2),
+    }
+
+
+# -- 1. press -> decision ----------------------------------------------------------------------
+
+
+def figure_presses(plan: Plan, seed: int) -> list[Row]:
+    progress(f"1. press -> decision: GPIO + buzzer box, {plan.press_rounds} rounds each ...")
+    wired = press_latency.run_wired(plan.press_rounds, random.Random(seed))
+    progress(f"1. press -> decision: phones, {plan.phone_warmup_s:.0f} s warm-up + {plan.press_rounds} rounds ...")
+    phones = press_latency.run_phones(plan.press_rounds, plan.phone_warmup_s, random.Random(seed + 1))
+    how = {
+        "gpio": ("GPIO button (MockFactory pin in the service)",
+                 "edge by a line on the service's stdin (bench/gpio_serve.py), confirmed 5 ms later by GpioSource"),
+        "serial": ("buzzer box (FakeBox on a pty, serial source)",
+                   "FakeBox stamps the edge on its 16 MHz clock and sends it at once; mapped by the clock sync"),
+        "phone": ("phone buzzer (POST /api/buzz)",
+                  f"phones-only table (no wired source); press = the POST sent; after {plan.phone_warmup_s:.0f} s of "
+                  "warm-up rounds (the server's delay estimate keeps a phone's last 8 pings, 2 s apart"
+                  + (": with --quick the slow first pings still widen the wait)" if plan.phone_warmup_s < 18 else ")")),
+    }
+    rows = []
+    for run, source in ((wired, "gpio"), (wired, "serial"), (phones, "phone")):
+        rounds = run.of(source)
+        label, detail = how[source]
+        every = [r.every_ms for r in rounds]
+        wait = [r.wait_ms for r in rounds]
+        problems = [f"{len(run.lost)} rounds lost"] if run.lost else []
+        if run.wrong_winner:
+            problems.append(f"{run.wrong_winner} wrong winners")
+        if run.late_arms:
+            problems.append(f"{run.late_arms} arms reached every client only after {ARM_SEEN_TIMEOUT_S:.0f} s")
+        problems += run.notes
+        stamp = [r.in_ms for r in rounds if r.in_ms is not None]
+        stamped = f"; press sent -> stamped p50 {percentile(stamp, 50):.2f} ms" if stamp else ""
+        rows.append(Row("1", f"press -> decision on all 14 clients: {label}", pct(every, 50), pct(every, 99), "ms",
+                        f"{len(rounds)} rounds; {detail}; includes the referee's deliberate wait "
+                        f"(p50 {pct(wait, 50):.1f} ms: grace"
+                        + (" 2 ms + 5 ms confirm + 20 ms report margin, + the press's uncertainty" if source != "phone"
+                           else ": the slowest phone's measured delay + uncertainty, + this press's uncertainty")
+                        + f"){stamped}" + ("; " + "; ".join(problems) if problems else "")))
+        after = [r.after_due_ms for r in rounds]
+        rows.append(Row("1", "  of which after the decision was due", pct(after, 50), pct(after, 99), "ms",
+                        "timer wake-up, settle command, log append (fsync), patches to 14 SSE streams, client parse"))
+    return rows
+
+
+# -- 2. live sync ------------------------------------------------------------------------------
+
+
+def figure_live(plan: Plan) -> list[Row]:
+    rows = []
+    for clients, commands in zip((15, 100), plan.live_commands, strict=True):
+        progress(f"2. command -> every client: {clients} clients, {commands} commands ...")
+        result = live_latency.run_scenario(clients, commands, LIVE_INTERVAL_S, None, ROOT)
+        lat = result.latencies_ms
+        notes = [f"{len(lat)} roll commands {LIVE_INTERVAL_S * 1000:.0f} ms apart, 13 phones + "
+                 f"{clients - 13} table displays; POST sent -> the slowest stream has it"]
+        if clients == 15:
+            notes.append("boardgame.io 0.50.2 for comparison: p50 3.1, p99 6.4 ms")
+        if result.undelivered:
+            notes.append(f"{result.undelivered} never reached every stream")
+        if result.late_sends:
+            notes.append(f"{result.late_sends} POSTs sent late")
+        notes.append(f"server CPU {result.cpu_per_command_ms:.1f} ms/command")
+        rows.append(Row("2", f"command -> every client has the new state, {clients} clients",
+                        pct(lat, 50), pct(lat, 99), "ms", "; ".join(notes)))
+    return rows
+
+
+# -- 3. firmware -------------------------------------------------------------------------------
+
+
+def figure_firmware(plan: Plan) -> list[Row]:
+    progress(f"3. firmware timestamp error in simavr, {plan.firmware_presses} presses ...")
+    script, edges = firmware_timing.press_script(plan.firmware_presses, 2026)
+    ours = [abs(e) for e in firmware_timing.errors_us("sampler", script, edges)]
+    hobby = [abs(e) for e in firmware_timing.errors_us("hobby", script, edges)]
+    lost = f"; the hobby build lost {len(edges) - len(hobby)} presses" if len(hobby) < len(edges) else ""
+    return [
+        Row("3", "firmware timestamp |error|, our sampler build", pct(ours, 50), pct(ours, 99), "us",
+            f"{len(ours)} of {len(edges)} presses (groups of 1-3 players 0-20 us apart), simavr ATmega328P 16 MHz, "
+            f"deterministic (seed 2026); worst {max(ours):.3f} us"),
+        Row("3", "firmware timestamp |error|, baseline hobby build", pct(hobby, 50), pct(hobby, 99), "us",
+            f"same presses; worst {max(hobby):.3f} us{lost}"),
+        Row("3", "error ratio hobby / ours", ratio(pct(hobby, 50), pct(ours, 50)),
+            ratio(pct(hobby, 99), pct(ours, 99)), "x",
+            f"median |error| ratio, p99 |error| ratio; worst-case ratio {max(hobby) / max(ours):.1f}x"),
+    ]
+
+
+# -- 4. clock sync -----------------------------------------------------------------------------
+
+
+def usb_delay(rng: random.Random) -> float:
+    """One way over USB, in us: 0-1 ms of jitter, and 2 % of the time a stall of 1-30 ms."""
+    delay = rng.uniform(0, 1000)
+    if rng.random() < 0.02:
+        delay += rng.uniform(1000, 30_000)
+    return delay
+
+
+def simulate_sync(drift_ppm: float, duration_s: float, seed: int) -> list[tuple[float, float, int]]:
+    """(true host time, mapped host time, stated bound) of presses, as the serial source sees them:
+    round trips on its own schedule (host timer late by 0-200 us, each way usb_delay), presses every
+    20-400 ms reaching the host 5 ms (confirmation) + usb_delay after their edge, the board's 32-bit
+    ticks starting at a random value (wraps included) at 16 MHz off by `drift_ppm`."""
+    rng = random.Random(seed)
+    host0 = 7_000_000_000.0
+    tick0 = rng.randrange(1 << 32)
+
+    def ticks(host_us: float) -> int:
+        return tick0 + math.floor((host_us - host0) * 16 * (1 + drift_ppm * 1e-6))
+
+    arrivals: list[tuple[float, str, tuple[float, ...]]] = []
+    t = host0
+    sent = 0
+    while t < host0 + duration_s * 1e6:
+        t1 = float(round(t + rng.uniform(0, 200)))
+        read = t1 + usb_delay(rng)
+        t4 = float(math.ceil(read + usb_delay(rng)))
+        arrivals.append((t4, "sync", (t1, ticks(read), t4)))
+        sent += 1
+        t += sync_interval_s(sent, (t - host0) / 1e6) * 1e6
+    edge = host0 - 50_000.0
+    while edge < host0 + duration_s * 1e6:
+        arrivals.append((edge + 5_000 + usb_delay(rng), "press", (edge, ticks(edge))))
+        edge += rng.uniform(20_000, 400_000)
+    arrivals.sort(key=lambda a: a[0])
+    sync = ClockSync()
+    mapper = MonotonicMapper(sync)
+    unwrap = TickUnwrapper()
+    waiting: list[tuple[float, int]] = []
+    out: list[tuple[float, float, int]] = []
+    for _, kind, data in arrivals:
+        if kind == "sync":
+            sync.add(int(data[0]), unwrap.unwrap(int(data[1]) & 0xFFFF_FFFF), int(data[2]))
+        else:
+            waiting.append((data[0] - host0, unwrap.unwrap(int(data[1]) & 0xFFFF_FFFF)))
+        if sync.synced:
+            for true_rel, board_ticks in waiting:
+                mapped = mapper.map(board_ticks)
+                if mapped is not None:
+                    out.append((true_rel, mapped.t_us - host0, mapped.bound_us))
+            waiting = []
+    return out
+
+
+def figure_clock_sync(plan: Plan, seed: int) -> list[Row]:
+    progress(f"4. clock sync, {plan.sync_duration_s:.0f} s simulated per drift ...")
+    errors: list[float] = []
+    bounds: list[float] = []
+    per_drift: list[str] = []
+    covered = total = 0
+    for k, drift in enumerate(SYNC_DRIFTS_PPM):
+        outcomes = simulate_sync(drift, plan.sync_duration_s, seed + k)
+        total += len(outcomes)
+        covered += sum(abs(m - t) <= b for t, m, b in outcomes)
+        steady = [(abs(m - t), b) for t, m, b in outcomes if t >= SYNC_WARMUP_S * 1e6]
+        errors += [e for e, _ in steady]
+        bounds += [float(b) for _, b in steady]
+        per_drift.append(f"{drift:+.0f} ppm p99 {pct([e for e, _ in steady], 99):.0f} us")
+    return [
+        Row("4", "clock-sync mapping error (true), board -> host", pct(errors, 50), pct(errors, 99), "us",
+            f"{len(errors)} presses over {plan.sync_duration_s:.0f} s at each of "
+            f"{', '.join(f'{d:+.0f}' for d in SYNC_DRIFTS_PPM)} ppm; USB 0-1 ms jitter each way + 2 % stalls "
+            f"of 1-30 ms; first {SYNC_WARMUP_S:.0f} s left out; {'; '.join(per_drift)}"),
+        Row("4", "clock-sync stated error bound", pct(bounds, 50), pct(bounds, 99), "us",
+            f"the bound covers the true error for {covered}/{total} presses ({covered / max(total, 1):.2%}, "
+            "first second included); it is the press's published uncertainty (+ the firmware's)"),
+    ]
+
+
+# -- 5. the store ------------------------------------------------------------------------------
+
+
+def figure_store(plan: Plan) -> list[Row]:
+    progress(f"5. event appends ({plan.appends}) and replay of {plan.replay_commands} commands ...")
+    with tempfile.TemporaryDirectory(prefix="report-store-") as tmp:
+        store = EventStore.open(Path(tmp) / "events.sqlite3")
+        mode = store._db.execute("PRAGMA synchronous").fetchone()[0]  # 2 = FULL
+        journal = store._db.execute("PRAGMA journal_mode").fetchone()[0]
+        times = []
+        try:
+            for seq in range(1, plan.appends + 1):
+                event = PendingEvent("bench", seq, "rolled", "table",
+                                     {"roll": seq, "dice": [{"die": "d6", "face": seq % 6 + 1}] * 2, "total": 7},
+                                     time.monotonic_ns() // 1000, int(time.time() * 1000),
+                                     draws=({"n": seq, "purpose": f"roll {seq} die 1 d6", "bound": 6},))
+                start = time.perf_counter()
+                store.append([event])
+                times.append((time.perf_counter() - start) * 1000)
+        finally:
+            store.close()
+        fs = filesystem(Path(tmp))
+    long_game = replay.measure(plan.replay_commands)
+    restart_ms = (long_game["open_s"] + long_game["replay_s"]) * 1000
+    return [
+        Row("5", "event append, one event per transaction", pct(times, 50), pct(times, 99), "ms",
+            f"{len(times)} appends, SQLite WAL ({journal}), synchronous={ {2: 'FULL', 3: 'EXTRA'}.get(mode, mode)}, "
+            f"hash-chained; temp folder on {fs}"),
+        Row("5", "replay of a long game (rebuild the table from the log)",
+            long_game["events"] / long_game["replay_s"], None, "events/s",
+            f"{long_game['events']:,} events (dice tray, {long_game['commands']:,} commands, "
+            f"{long_game['size_mb']:.1f} MB); whole restart {restart_ms:.0f} ms incl. integrity + chain check "
+            f"{long_game['open_s'] * 1000:.0f} ms; written at {long_game['commands'] / long_game['append_s']:,.0f} "
+            "commands/s durable (bench/replay.py)"),
+    ]
+
+
+def filesystem(path: Path) -> str:
+    """The filesystem type holding `path` (from /proc/mounts, the longest matching mount point)."""
+    best, kind = "", "unknown"
+    try:
+        for line in Path("/proc/mounts").read_text().splitlines():
+            parts = line.split()
+            if len(parts) >= 3 and str(path).startswith(parts[1]) and len(parts[1]) > len(best):
+                best, kind = parts[1], f"{parts[2]} ({parts[0]})"
+    except OSError:
+        pass
+    return kind
+
+
+# -- 6. cold start and memory ------------------------------------------------------------------
+
+
+def figure_start(plan: Plan) -> list[Row]:
+    progress(f"6. cold start x{plan.cold_starts}, then RSS with 13 phones + the table ...")
+    starts: list[float] = []
+    idle_mb = connected_mb = float("nan")
+    for k in range(plan.cold_starts):
+        with tempfile.TemporaryDirectory(prefix="report-start-") as tmp:
+            service = live_latency.Service(Path(tmp), threads=ServerConfig().threads)
+            began = time.perf_counter()
+            with service.log.open("wb") as log:
+                service.proc = subprocess.Popen(
+                    [sys.executable, "-m", "companion", "serve", "--host", "127.0.0.1", "--port", str(service.port),
+                     "--data", str(service.data), "--config", str(service.config), "--quiet"],
+                    stdout=log, stderr=subprocess.STDOUT, cwd=ROOT, env=dict(os.environ, PYTHONUNBUFFERED="1"))
+            try:
+                starts.append(first_page_s(service, began) * 1000)
+                if k == plan.cold_starts - 1:
+                    idle_mb, connected_mb = rss_connected(service)
+            finally:
+                service.stop()
+    return [
+        Row("6", "cold start: `companion serve` -> first GET /table 200", pct(starts, 50), pct(starts, 99), "ms",
+            f"{len(starts)} starts, each on a fresh data folder (new log, keys); process spawn included; "
+            "p99 = slowest"),
+        Row("6", "RSS idle (VmRSS)", idle_mb, None, "MB", "after the first page, dice tray, no client"),
+        Row("6", "RSS with 13 phones + the table connected", connected_mb, None, "MB",
+            "13 seated phones and 1 table display on SSE, each with its first view"),
+    ]
+
+
+def first_page_s(service: live_latency.Service, began: float) -> float:
+    assert service.proc is not None
+    deadline = began + COLD_START_TIMEOUT_S
+    while time.perf_counter() < deadline:
+        if service.proc.poll() is not None:
+            raise RuntimeError(f"service exited with {service.proc.returncode}: {service.log.read_text()[-1000:]}")
+        conn = http.client.HTTPConnection("127.0.0.1", service.port, timeout=2)
+        try:
+            conn.request("GET", "/table")
+            response = conn.getresponse()
+            response.read()
+            if response.status == 200:
+                return time.perf_counter() - began
+        except OSError:
+            pass
+        finally:
+            conn.close()
+        time.sleep(0.005)
+    raise RuntimeError(f"no page within {COLD_START_TIMEOUT_S:.0f} s")
+
+
+def rss_connected(service: live_latency.Service) -> tuple[float, float]:
+    time.sleep(1.0)
+    idle = service.rss_mb()
+    cookies = seat_phones(service, SEATS)
+    reader = Reader()
+    try:
+        for seat in range(1, SEATS + 1):
+            reader.open(service.port, f"phone{seat}", "as=me", phone_address(seat), cookies[seat])
+        reader.open(service.port, "table", "as=table", display_address(0))
+        reader.start()
+        _, status, _ = live_latency.request(service.port, "GET", "/api/status")
+        if not settle(reader, status["position"], STREAMS_TIMEOUT_S):
+            raise RuntimeError("not every stream got its view")
+        time.sleep(1.0)
+        return idle, service.rss_mb()
+    finally:
+        reader.close()
+
+
+# -- 7. rules engines --------------------------------------------------------------------------
+
+
+def figure_games(plan: Plan, seed: int) -> list[Row]:
+    from tests import garlic_play, nuit_play, vampir_play
+    from tests.vampir_play import GAME as VAMPIR
+
+    def key(n: int) -> bytes:
+        return n.to_bytes(8, "big") * 4
+
+    players = 4
+    games: list[tuple[str, Callable[[int], tuple[int, bool]], str]] = [
+        ("garlic slap (Clearing Coffins)",
+         lambda n: played(garlic_play.play_game(players, {}, n), lambda s: s.phase == "over"),
+         "tests/garlic_play.py: companion deck, half the rounds settled through the real referee"),
+        ("la nuit des vampires",
+         lambda n: played(nuit_play.play_game(players, {}, key(n), random.Random(n)), lambda s: s.phase == "over"),
+         "tests/nuit_play.py"),
+        ("Vampir",
+         lambda n: played(vampir_play.play_game(players, {}, key(n), random.Random(n), illegal=0, offered=0),
+                          VAMPIR.is_over),
+         "tests/vampir_play.py, no illegal tries"),
+    ]
+    rows = []
+    for name, play, how in games:
+        progress(f"7. random games: {name}, {plan.game_s:.0f} s ...")
+        per_game: list[float] = []
+        commands: list[int] = []
+        finished = 0
+        began = time.perf_counter()
+        n = seed * 1_000_000
+        while time.perf_counter() - began < plan.game_s or len(per_game) < 3:
+            n += 1
+            start = time.perf_counter()
+            count, over = play(n)
+            per_game.append((time.perf_counter() - start) * 1000)
+            commands.append(count)
+            finished += over
+        elapsed = time.perf_counter() - began
+        rows.append(Row("7", f"complete random games/s: {name}", len(per_game) / elapsed, None, "games/s",
+                        f"{len(per_game)} games of {players} players ({finished} reached the end), median "
+                        f"{statistics.median(commands):.0f} commands; per game p50 {pct(per_game, 50):.1f} ms, "
+                        f"p99 {pct(per_game, 99):.1f} ms; pure rules + the random player's choices "
+                        f"(it validates every offered action): {how}"))
+    rows.append(dice_tray_rolls(plan))
+    return rows
+
+
+def played(result: Any, over: Callable[[Any], bool]) -> tuple[int, bool]:
+    return len(result.turns), bool(over(result.state))
+
+
+def dice_tray_rolls(plan: Plan) -> Row:
+    """The dice tray never ends: rolls of 2d6 per second through validate, decide and evolve."""
+    progress("7. dice-tray rolls ...")
+    game = GAMES["dice-tray"]
+    options = game.normalize_options({"catalogue": load_config(None).catalogue.to_json(), "tray": "2d6"})
+    rng = SeededRandomSource(b"\x01" * 32)
+    state = game.setup(options, tuple(SeatInfo(n, f"P{n}") for n in range(1, 5)), rng)
+    rolls = 0
+    began = time.perf_counter()
+    while time.perf_counter() - began < plan.game_s / 2:
+        for _ in range(100):
+            command = Command("roll")
+            assert game.validate(state, TABLE, command) is None
+            for event in game.decide(state, TABLE, command, rng):
+                state = game.evolve(state, event)
+        rolls += 100
+    rate = rolls / (time.perf_counter() - began)
+    return Row("7", "dice tray: 2d6 rolls/s on the pure rules", rate, None, "rolls/s",
+               "no end to play to (nor in the buzzer quiz, which is the referee's rounds): validate + decide (HMAC "
+               "draws) + evolve per roll")
+
+
+# -- the table ---------------------------------------------------------------------------------
+
+
+def pct(values: list[float], q: float) -> float:
+    return percentile(values, q) if values else float("nan")
+
+
+def ratio(a: float, b: float) -> float:
+    return a / b if b else float("nan")
+
+
+def number(value: float | None) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float) and math.isnan(value):
+        return "n/a"
+    magnitude = abs(value)
+    if magnitude >= 10_000:
+        return f"{value:,.0f}"
+    if magnitude >= 100:
+        return f"{value:.0f}"
+    if magnitude >= 10:
+        return f"{value:.1f}"
+    if magnitude >= 1:
+        return f"{value:.2f}"
+    return f"{value:.3f}"
+
+
+def table(rows: list[Row]) -> str:
+    head = ("#", "what", "median", "p99", "unit", "note")
+    cells = [(r.figure, r.what, number(r.median), number(r.p99), r.unit, r.note) for r in rows]
+    widths = [max(len(c[i]) for c in [head, *cells]) for i in range(5)]
+    lines = []
+    for k, c in enumerate([head, *cells]):
+        lines.append(f"{c[0]:<{widths[0]}}  {c[1]:<{widths[1]}}  {c[2]:>{widths[2]}}  {c[3]:>{widths[3]}}  "
+                     f"{c[4]:<{widths[4]}}  {c[5]}".rstrip())
+        if k == 0:
+            lines.append("-" * (sum(widths) + 10 + len("note")))
+    return "\n".join(lines)
+
+
+def finite(row: dict[str, Any]) -> dict[str, Any]:
+    """NaN (a figure that could not be measured) as null, for JSON."""
+    return {k: None if isinstance(v, float) and math.isnan(v) else v for k, v in row.items()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--quick", action="store_true", help="about 1.5 minutes: fewer rounds and commands")
+    parser.add_argument("--json", type=Path, metavar="FILE", help="also write the report as JSON")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    plan = QUICK if args.quick else FULL
+    began = time.perf_counter()
+    about = machine()
+    figures: list[tuple[str, Callable[[], list[Row]]]] = [
+        ("1", lambda: figure_presses(plan, args.seed)),
+        ("2", lambda: figure_live(plan)),
+        ("3", lambda: figure_firmware(plan)),
+        ("4", lambda: figure_clock_sync(plan, args.seed)),
+        ("5", lambda: figure_store(plan)),
+        ("6", lambda: figure_start(plan)),
+        ("7", lambda: figure_games(plan, args.seed)),
+    ]
+    rows: list[Row] = []
+    for figure, run in figures:
+        try:
+            rows += run()
+        except Exception as err:  # one broken figure must not cost the others
+            traceback.print_exc()
+            rows.append(Row(figure, f"figure {figure} failed", None, None, "", f"{type(err).__name__}: {err}"))
+    elapsed = time.perf_counter() - began
+    about["load_average_1min_end"] = round(os.getloadavg()[0], 2)
+    print(f"Machine: {about['cpu']}; {about['cores']} cores ({about['usable_cores']} usable); "
+          f"{about['ram_gb']} GB RAM; "
+          f"{about['os']}; Python {about['python']}; Raspberry Pi: {'yes' if about['raspberry_pi'] else 'no'} "
+          f"({about['board']}); load average {about['load_average_1min']} at the start, "
+          f"{about['load_average_1min_end']} at the end")
+    print(f"Run: {'--quick' if args.quick else 'full'}, {elapsed:.0f} s; loopback only; other processes on the machine "
+          "disturb the wall-clock figures (1, 2, 5, 6, 7); 3 is deterministic, 4 simulated")
+    print()
+    print(table(rows))
+    if args.json:
+        args.json.write_text(json.dumps({"machine": about, "mode": "quick" if args.quick else "full",
+                                         "elapsed_s": round(elapsed, 1), "plan": asdict(plan),
+                                         "rows": [finite(asdict(r)) for r in rows]}, indent=2, allow_nan=False,
+                                        default=str) + "\n")
+
+
+if __name__ == "__main__":
+    main()
