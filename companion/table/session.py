@@ -136,7 +136,12 @@ class Table:
         if not command.at_us:
             command = replace(command, at_us=self.clock.now_us())
         with self._lock:
-            outcome = self._dispatch(actor, command)
+            try:
+                outcome = self._dispatch(actor, command)
+            except StoreError as err:
+                # One line a person can act on (a full disk, a failing card); the state is as it was.
+                log.error("%s from %s was not stored, nothing changed: %s", command.name, actor, err)
+                raise
             if outcome.ok:
                 self._views = {}  # built before this command; the publish below moves the revision
                 if with_view:
