@@ -188,3 +188,11 @@ def reopened() -> Iterator[list[Service]]:
     yield opened
     for svc in opened:
         svc.close()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--soak-seconds", type=float, default=45.0, metavar="N",
+        help="how long tests/test_soak.py keeps 13 phones and 2 displays busy against the real service "
+             "(default 45 s, for CI; the long run: ./test tests/test_soak.py --soak-seconds 3600)",
+    )

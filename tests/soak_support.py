@@ -1,0 +1,430 @@
+"""Helpers of the soak test (tests/test_soak.py): the service as a subprocess with its own log file,
+phones' and displays' event streams that keep their own copy of the view, ping answerers, and a
+tally of every HTTP answer against the answers that request may get.
+
+The stream parsing (HTTP/1.1 chunked bodies, server-sent events) and the epoll reader thread are
+bench/live_latency.py's, imported from there.
+"""
+
+from __future__ import annotations
+
+import http.client
+import importlib
+import json
+import os
+import queue
+import selectors
+import socket
+import subprocess
+import sys
+import threading
+import time
+from array import array
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from companion.server.patch import apply
+from tests.service_process import ServiceProcess
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT / "bench") not in sys.path:
+    sys.path.insert(0, str(ROOT / "bench"))
+live_latency: Any = importlib.import_module("live_latency")
+
+SEATS = 13
+
+
+def phone_address(seat: int) -> str:
+    return f"127.0.0.{10 + seat}"
+
+
+def display_address(index: int) -> str:
+    return f"127.0.1.{1 + index}"
+
+
+# -- the service -------------------------------------------------------------------------------
+
+
+class SoakService(ServiceProcess):
+    """`companion serve --simulate` whose output goes to a file (a pipe nobody reads would fill up
+    over an hour of logged refusals and stall the service). With `source`, the companion package
+    found in that folder runs instead of this tree's (a modified copy, to see the test fail)."""
+
+    def __init__(self, workdir: Path, source: Path | None = None) -> None:
+        super().__init__(workdir / "data", extra=("--simulate",))
+        self.workdir = workdir
+        self.source = source
+        self.log = workdir / "service.log"
+
+    def start(self, timeout: float = 30) -> SoakService:
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        if self.source is not None:
+            env["PYTHONPATH"] = str(self.source)  # ahead of the venv's editable install
+        with self.log.open("wb") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "companion", "serve", "--host", "127.0.0.1", "--port", str(self.port),
+                 "--data", str(self.data), "--quiet", *self.extra],
+                stdout=log, stderr=subprocess.STDOUT, cwd=self.workdir, env=env, text=True,
+            )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"service exited with {self.proc.returncode}: {self.log_text()[-2000:]}")
+            try:
+                self.get("/api/status", timeout=1)
+                return self
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("service did not answer in time")
+
+    def log_text(self) -> str:
+        return self.log.read_text(errors="replace") if self.log.exists() else ""
+
+    def memory_kb(self) -> dict[str, int]:
+        """VmRSS and its parts (RssAnon: the heap, where a leak grows; RssFile, RssShmem: mapped
+        files, the SQLite WAL index), from /proc/PID/status."""
+        assert self.proc is not None
+        fields = {}
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key in ("VmRSS", "RssAnon", "RssFile", "RssShmem"):
+                fields[key] = int(value.split()[0])
+        return fields
+
+    def rss_kb(self) -> int:
+        return self.memory_kb()["VmRSS"]
+
+    def threads(self) -> int:
+        assert self.proc is not None
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            if line.startswith("Threads:"):
+                return int(line.split()[1])
+        return 0
+
+    def stop_cleanly(self, timeout: float = 20) -> int:
+        """SIGINT, as Ctrl-C or systemd would: the exit status (killed after `timeout`: -9)."""
+        assert self.proc is not None
+        if self.proc.poll() is None:
+            self.proc.send_signal(2)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+                return -9
+        return self.proc.returncode
+
+
+# -- every answer, against what it may be ------------------------------------------------------
+
+OK = (200, None)
+Expect = frozenset[tuple[int, str | None]]
+
+
+def expect(*answers: tuple[int, str | None]) -> Expect:
+    return frozenset(answers)
+
+
+@dataclass
+class Tally:
+    """Every HTTP answer of the run by (what was asked, status, error code); each request says which
+    answers it may get (a refusal the rules call for is expected; anything else is not)."""
+
+    counts: Counter[tuple[str, int, str | None]] = field(default_factory=Counter)
+    unexpected: list[str] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def record(self, label: str, status: int, answer: Any, allowed: Expect) -> None:
+        code = answer.get("error") if isinstance(answer, dict) and not answer.get("ok", False) else None
+        if status == 200 and not (isinstance(answer, dict) and answer.get("ok")):
+            code = code or "not ok"
+        with self.lock:
+            self.counts[(label, status, code)] += 1
+            if (status, code) not in allowed or status >= 500:
+                self.unexpected.append(f"{label}: {status} {code} {str(answer)[:200]}")
+
+    def failure(self, label: str, err: BaseException) -> None:
+        with self.lock:
+            self.counts[(label, 0, type(err).__name__)] += 1
+            self.unexpected.append(f"{label}: {err!r}")
+
+    def summary(self) -> tuple[int, int, int]:
+        """(answers in all, 2xx, refusals)."""
+        with self.lock:
+            total = sum(self.counts.values())
+            good = sum(n for (_, status, code), n in self.counts.items() if status == 200 and code is None)
+        return total, good, total - good
+
+    def lines(self) -> list[str]:
+        with self.lock:
+            rows = sorted(self.counts.items(), key=lambda item: (item[0][1] == 200, item[0][0], item[0][1]))
+        return [f"{n:>7}  {status} {code or 'ok'}  {label}" for (label, status, code), n in rows]
+
+
+class Connection:
+    """One keep-alive HTTP/1.1 connection from a given loopback address, like one device's."""
+
+    def __init__(self, port: int, source: str, headers: dict[str, str] | None = None, timeout: float = 20) -> None:
+        self.port, self.source, self.timeout = port, source, timeout
+        self.headers = dict(headers or {})
+        self.conn: http.client.HTTPConnection | None = None
+
+    def call(self, method: str, path: str, body: Any = None, raw: bytes | None = None,
+             headers: dict[str, str] | None = None) -> tuple[int, Any]:
+        data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
+        all_headers = {**self.headers, **(headers or {})}
+        if data is not None:
+            all_headers.setdefault("Content-Type", "application/json")
+        for attempt in range(2):
+            if self.conn is None:
+                self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout,
+                                                       source_address=(self.source, 0))
+            try:
+                self.conn.request(method, path, body=data, headers=all_headers)
+                response = self.conn.getresponse()
+                payload = response.read()
+                if response.will_close:
+                    self.close()
+                try:
+                    answer = json.loads(payload) if payload else None
+                except ValueError:
+                    answer = {"ok": False, "error": f"not json: {payload[:80]!r}"}
+                return response.status, answer
+            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+                # The server closed an idle keep-alive connection (waitress: after 60 s): once more.
+                self.close()
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
+
+
+def asked(tally: Tally, label: str, connection: Connection, method: str, path: str, allowed: Expect,
+          body: Any = None, **kwargs: Any) -> tuple[int, Any]:
+    """A request whose answer goes into the tally; (0, None) when it failed on the wire."""
+    try:
+        status, answer = connection.call(method, path, body, **kwargs)
+    except (OSError, http.client.HTTPException) as err:
+        connection.close()
+        tally.failure(label, err)
+        return 0, None
+    tally.record(label, status, answer, allowed)
+    return status, answer
+
+
+# -- the screens -------------------------------------------------------------------------------
+
+
+@dataclass
+class SoakStream(live_latency.Stream):  # type: ignore[misc]
+    """One page's event stream: its own copy of the view (the first `view`, then every `patch`
+    applied), and every way the stream could go wrong."""
+
+    seat: int | None = None
+    pings: queue.Queue[int] | None = None
+    doc: Any = None
+    views: int = 0
+    patches: int = 0
+    heartbeats: int = 0
+    ping_count: int = 0
+    last_position: int = -1
+    distinct_positions: int = 0
+    skipped_positions: int = 0
+    """Log positions passed over between two messages (several commands between two wake-ups of the
+    stream: the page gets the view after them in one message, which the protocol allows)."""
+    rounds_seen: dict[int, str | None] = field(default_factory=dict)
+    """Each quiz round's winner as this page showed it (the view keeps the last 10 rounds)."""
+    errors: list[str] = field(default_factory=list)
+    closed_by_us: bool = False
+    trace: tuple[array[int], ...] = field(default_factory=lambda: tuple(array("q") for _ in range(5)))
+    """Per message: its id, and what the page showed of the log then: the quiz's round, the armed
+    round (0: none), the latest result's round (0: none), and the seat names (hashed). Checked
+    against the log afterwards: a lost message leaves the next views wrong in one of these."""
+
+    def _events(self, now: float) -> None:
+        while (parsed := self._next_event()) is not None:
+            event, event_id, text = parsed
+            if event == b"revoked":
+                self.revoked = True
+                self.errors.append("revoked")
+                continue
+            if not text:
+                self.heartbeats += 1  # ": still here", or the retry line
+                continue
+            if event == b"ping":
+                self.ping_count += 1
+                if self.pings is not None:
+                    self.pings.put(int(text))
+                continue
+            try:
+                if event == b"view":
+                    self.views += 1
+                    if self.views > 1:
+                        self.errors.append(f"a second whole view at id {event_id} (the stream restarted?)")
+                    self.doc = json.loads(text)
+                elif event == b"patch":
+                    if self.doc is None:
+                        raise ValueError("a patch before the first view")
+                    self.patches += 1
+                    self.doc = apply(self.doc, json.loads(text), in_place=True)
+                else:
+                    self.errors.append(f"unknown event {event!r}")
+                    continue
+            except (ValueError, KeyError, IndexError, TypeError) as err:
+                self.errors.append(f"{event.decode()} {event_id}: not applied: {err!r}")
+                continue
+            self.messages += 1
+            self.data_bytes += len(text)
+            self._check(event_id)
+
+    def _check(self, event_id: int | None) -> None:
+        position = self.doc.get("position") if isinstance(self.doc, dict) else None
+        if event_id is None or position != event_id:
+            self.errors.append(f"message id {event_id} but the view says position {position}")
+            return
+        if event_id < self.last_position:
+            self.errors.append(f"id went back from {self.last_position} to {event_id}")
+        elif event_id > self.last_position:
+            if self.last_position >= 0:
+                self.skipped_positions += event_id - self.last_position - 1
+            self.distinct_positions += 1
+            self.last_position = event_id
+        if event_id is not None and event_id > 0:
+            self.ids.append(event_id)
+            del self.ids[:-4]  # live_latency's list would grow for the whole run
+        quiz = ((self.doc.get("game") or {}).get("view") or {})
+        results = quiz.get("results") or ()
+        for result in results:
+            self.rounds_seen.setdefault(int(result["round"]), result.get("winner"))
+        seats = (self.doc.get("table") or {}).get("seats") or ()
+        shown = (event_id, int(quiz.get("round", -1)), int((quiz.get("armed") or {}).get("round", 0)),
+                 int(results[0]["round"]) if results else 0, names_hash({s["number"]: s["name"] for s in seats}))
+        for column, value in zip(self.trace, shown, strict=True):
+            column.append(value)
+
+
+class Screens(live_latency.Reader):  # type: ignore[misc]
+    """live_latency's epoll reader thread over SoakStreams."""
+
+    def open_stream(self, port: int, name: str, query: str, source: str, cookie: str | None = None,
+                    seat: int | None = None, pings: queue.Queue[int] | None = None) -> SoakStream:
+        sock = socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(source, 0))
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        lines = [f"GET /api/stream?{query} HTTP/1.1", f"Host: 127.0.0.1:{port}", "Accept: text/event-stream",
+                 "Cache-Control: no-cache"]
+        if cookie:
+            lines.append(f"Cookie: {cookie}")
+        sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+        sock.setblocking(False)
+        stream = SoakStream(name, sock, seat=seat, pings=pings)
+        self.streams.append(stream)
+        self.selector.register(sock, selectors.EVENT_READ, stream)
+        return stream
+
+    def wait(self, done: Callable[[], bool], timeout: float) -> bool:
+        """Poll (every 5 ms, bounded) until done() holds under the reader's lock."""
+        deadline = time.monotonic() + timeout
+        while True:
+            with self.lock:
+                if done():
+                    return True
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.005)
+
+    def close(self) -> None:
+        with self.lock:
+            for stream in self.streams:
+                stream.closed_by_us = True
+        super().close()
+
+
+class Pingers:
+    """One thread per phone echoing its stream's pings at once (POST /api/ping), like the phone's page."""
+
+    def __init__(self, port: int, cookies: dict[int, str], tally: Tally) -> None:
+        self.queues: dict[int, queue.Queue[int]] = {seat: queue.Queue() for seat in cookies}
+        self.answered: Counter[int] = Counter()
+        self.tally = tally
+        self._stop = threading.Event()
+        self._threads = [threading.Thread(target=self._run, args=(port, seat, cookies[seat]), daemon=True,
+                                          name=f"pings-{seat}") for seat in cookies]
+
+    def start(self) -> None:
+        for thread in self._threads:
+            thread.start()
+
+    def _run(self, port: int, seat: int, cookie: str) -> None:
+        connection = Connection(port, phone_address(seat), {"Cookie": cookie})
+        try:
+            while not self._stop.is_set():
+                try:
+                    ping_id = self.queues[seat].get(timeout=0.1)
+                except queue.Empty:
+                    continue
+                status, _ = asked(self.tally, "phone: ping echo", connection, "POST", "/api/ping", expect(OK),
+                                  {"id": ping_id})
+                if status == 200:
+                    self.answered[seat] += 1
+        finally:
+            connection.close()
+
+    def stop(self) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(5)
+
+
+def rss_growth(samples: Iterable[tuple[float, int]], warmup_s: float) -> tuple[int, int, int] | None:
+    """(first RSS after the warm-up, last, growth), kB; None without two samples after it."""
+    after = [kb for at, kb in samples if at >= warmup_s]
+    if len(after) < 2:
+        return None
+    return after[0], after[-1], after[-1] - after[0]
+
+
+def names_hash(names: dict[int, str | None]) -> int:
+    return hash(tuple(sorted((number, name) for number, name in names.items() if name)))
+
+
+def log_timeline(events: Iterable[Any], game_id: str) -> dict[int, tuple[int, int, int, int]]:
+    """Per log position: what a page must show then (the quiz's round, armed round, latest result's
+    round, the seat names hashed), folded from the log's events (store records, in order)."""
+    names: dict[int, str | None] = {}
+    quiz_round = armed = latest = 0
+    timeline = {}
+    for event in sorted(events, key=lambda e: e.position):
+        if event.type in ("seat_claimed", "seat_named"):
+            names[int(event.data["seat"])] = event.data["name"]
+        elif event.type == "seat_cleared":
+            names.pop(int(event.data["seat"]), None)
+        elif event.stream == game_id and event.type == "round_armed":
+            quiz_round = armed = int(event.data["round"])
+        elif event.stream == game_id and event.type == "round_settled":
+            armed, latest = 0, int(event.data["round"])
+        elif event.stream == game_id and event.type == "round_cancelled":
+            armed = 0
+        timeline[event.position] = (quiz_round, armed, latest, names_hash(names))
+    return timeline
+
+
+def trace_mismatches(stream: SoakStream, timeline: dict[int, tuple[int, int, int, int]]) -> list[str]:
+    """The messages whose view disagrees with the log at the message's position."""
+    out = []
+    ids, rounds, armed, latest, names = stream.trace
+    for i, position in enumerate(ids):
+        expected = timeline.get(position)
+        shown = (rounds[i], armed[i], latest[i], names[i])
+        if expected != shown:
+            labels = ("round", "armed", "latest result", "names")
+            wrong = [label for label, a, b in zip(labels, shown, expected or (None,) * 4, strict=True) if a != b]
+            out.append(f"message {i + 1} (id {position}): {', '.join(wrong)} "
+                       f"{[shown[k] for k in range(3)]} where the log says {list((expected or ())[:3])}")
+    return out
