@@ -107,3 +107,21 @@ def test_a_reveal_is_a_wall(store, clock, seeds, config) -> None:
     table.handle(HOST, Command("start_game", {"game": "revealing"}))
     table.handle(TABLE, Command("roll"))
     assert code(table.handle(HOST, Command("undo"))) == "undo_reveal"
+
+
+def test_undo_reaches_back_a_hundred_actions_and_no_further(started: Table, store: EventStore) -> None:
+    """A game with no random outcome or reveal (the buzzer quiz) would otherwise keep a state for
+    every action it ever saw; the hundredth undo still works, the next says why it cannot."""
+    from companion.table.gamerun import UNDO_DEPTH
+
+    trays = [["d4"] * (1 + n % 5) + (["d6"] if n % 2 else []) for n in range(UNDO_DEPTH + 20)]
+    for tray in trays:
+        assert started.handle(HOST, Command("set_tray", {"dice": tray})).ok
+    assert len(started.run.undo_stack) == UNDO_DEPTH  # type: ignore[union-attr]
+    for n in range(UNDO_DEPTH):
+        assert started.handle(HOST, Command("undo")).ok, n
+    assert tray_of(started) == trays[len(trays) - UNDO_DEPTH - 1]
+    assert code(started.handle(HOST, Command("undo"))) == "undo_too_far"
+    reopened = Table.open(store, GAMES, started.clock, started.seeds, started.settings)
+    assert tray_of(reopened) == tray_of(started), "the log replays to the same state"
+    assert code(reopened.handle(HOST, Command("undo"))) == "undo_too_far"

@@ -6,6 +6,7 @@ so what the table shows after a restart is exactly what it showed before.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -21,6 +22,9 @@ from companion.store.records import RecordedEvent
 GAME_STARTED = "game_started"
 GAME_ENDED = "game_ended"
 UNDONE = "undone"
+UNDO_DEPTH = 100
+"""How many actions back an undo can go. A game with no random outcome or reveal (the buzzer quiz)
+would otherwise keep a state for every round it ever played."""
 ENTROPY_COMMITTED = "entropy_committed"
 ENTROPY_REVEALED = "entropy_revealed"
 ENTROPY_TIMED_OUT = "entropy_timed_out"
@@ -63,7 +67,7 @@ class GameRun:
     ended: bool = False
     started_wall_ms: int = 0
     events: int = 1
-    undo_stack: list[UndoEntry] = field(default_factory=list)
+    undo_stack: deque[UndoEntry] = field(default_factory=lambda: deque(maxlen=UNDO_DEPTH))
     undo_chain_actor: str | None = None
     """Whose actions the current run of consecutive undos is taking back (None outside such a run)."""
     entropy: dict[int, Contribution] = field(default_factory=dict)
@@ -190,6 +194,8 @@ class GameRun:
             self.undo_stack.clear()
             self.undo_wall = "undo_reveal" if record.reveals else "undo_random"
         else:
+            if len(self.undo_stack) == UNDO_DEPTH:
+                self.undo_wall = "undo_too_far"  # the oldest state goes as the newest comes in
             self.undo_stack.append(UndoEntry(record.seq, record.actor, before))
 
     def undo_refusal(self, requester: Viewer, policy: UndoPolicy) -> str | None:
