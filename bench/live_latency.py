@@ -79,15 +79,19 @@ class Service:
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = workdir / "service.log"
 
+    def program(self) -> list[str]:
+        """What runs `companion serve` (a subclass may wrap it)."""
+        return [sys.executable, "-m", "companion"]
+
     def start(self) -> Service:
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         if self.source != ROOT:
             env["PYTHONPATH"] = str(self.source)  # ahead of the venv's editable install
         with self.log.open("wb") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "companion", "serve", "--host", "127.0.0.1", "--port", str(self.port),
+                [*self.program(), "serve", "--host", "127.0.0.1", "--port", str(self.port),
                  "--data", str(self.data), "--config", str(self.config), "--quiet"],
-                stdout=log, stderr=subprocess.STDOUT, cwd=self.source, env=env,
+                stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT, cwd=self.source, env=env,
             )
         deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline:

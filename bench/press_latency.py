@@ -25,9 +25,7 @@ decision due), `after_due_ms` the rest (timer, table, log append with fsync, fan
 
 from __future__ import annotations
 
-import os
 import random
-import subprocess
 import sys
 import tempfile
 import time
@@ -49,7 +47,6 @@ from buzzer_latency import (
 from live_latency import (
     ROOT,
     SEATS,
-    START_TIMEOUT_S,
     Service,
     display_address,
     host_command,
@@ -74,24 +71,8 @@ MAX_ROUNDS_S = 120.0
 class GpioService(Service):
     """`companion serve` through bench/gpio_serve.py: mock pins driven over its stdin."""
 
-    def start(self) -> GpioService:
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
-        with self.log.open("wb") as log:
-            self.proc = subprocess.Popen(
-                [sys.executable, str(ROOT / "bench" / "gpio_serve.py"), "serve", "--host", "127.0.0.1",
-                 "--port", str(self.port), "--data", str(self.data), "--config", str(self.config), "--quiet"],
-                stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT, env=env,
-            )
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"service exited with {self.proc.returncode}: {self.log.read_text()[-2000:]}")
-            try:
-                request(self.port, "GET", "/api/status", timeout=1)
-                return self
-            except OSError:
-                time.sleep(0.05)
-        raise RuntimeError("service did not answer in time")
+    def program(self) -> list[str]:
+        return [sys.executable, str(ROOT / "bench" / "gpio_serve.py")]
 
     def press_pin(self, pin: int) -> float:
         """Pull GPIO `pin` low in the service; perf_counter just before the line was written."""
