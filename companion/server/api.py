@@ -16,7 +16,7 @@ from werkzeug.exceptions import HTTPException
 
 from companion import __version__
 from companion.buzzers.phones import PING_INTERVAL_S
-from companion.errors import StoreError
+from companion.errors import DuplicateEvent, ReplayMismatch, StoreError
 from companion.games.base import TABLE, Command, Viewer
 from companion.i18n import error_message
 from companion.server.common import (
@@ -307,7 +307,7 @@ def http_error(err: HTTPException) -> Response:
 
 
 def server_error(err: Exception) -> Response:
-    if isinstance(err, StoreError):
+    if isinstance(err, StoreError) and not isinstance(err, ReplayMismatch | DuplicateEvent):
         # A full or failing card: the table already logged which command was not stored, and
         # nothing changed. The player is told it was not saved, and why, instead of "a bug".
         log.error("%s %s: %s", request.method, request.path, err)
