@@ -181,30 +181,44 @@ class Clients(Reader):
 class Connection:
     """One keep-alive HTTP/1.1 connection from a given loopback address, like one device's."""
 
-    def __init__(self, port: int, source: str, headers: dict[str, str] | None = None) -> None:
-        self.port, self.source = port, source
-        self.headers = {"Content-Type": "application/json", **(headers or {})}
+    def __init__(self, port: int, source: str, headers: dict[str, str] | None = None, timeout: float = 20) -> None:
+        self.port, self.source, self.timeout = port, source, timeout
+        self.headers = dict(headers or {})
         self.conn: http.client.HTTPConnection | None = None
 
-    def post(self, path: str, body: Any) -> tuple[int, Any, float]:
-        """(status, answer, perf_counter just before the request went out)."""
-        data = json.dumps(body).encode()
+    def call(self, method: str, path: str, body: Any = None, raw: bytes | None = None,
+             headers: dict[str, str] | None = None) -> tuple[int, Any, float]:
+        """(status, answer, perf_counter just before the request went out); an answer that is not
+        JSON comes back as a refusal saying so."""
+        data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
+        all_headers = {**self.headers, **(headers or {})}
+        if data is not None:
+            all_headers.setdefault("Content-Type", "application/json")
         for attempt in range(2):
             if self.conn is None:
-                self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10,
+                self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout,
                                                        source_address=(self.source, 0))
             try:
                 sent = time.perf_counter()
-                self.conn.request("POST", path, body=data, headers=self.headers)
+                self.conn.request(method, path, body=data, headers=all_headers)
                 response = self.conn.getresponse()
                 payload = response.read()
-                return response.status, json.loads(payload) if payload else None, sent
+                if response.will_close:
+                    self.close()
+                try:
+                    answer = json.loads(payload) if payload else None
+                except ValueError:
+                    answer = {"ok": False, "error": f"not json: {payload[:80]!r}"}
+                return response.status, answer, sent
             except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
-                # The server closed an idle keep-alive connection before reading: send again once.
+                # The server closed an idle keep-alive connection (waitress: after 60 s): once more.
                 self.close()
                 if attempt:
                     raise
         raise AssertionError("unreachable")
+
+    def post(self, path: str, body: Any) -> tuple[int, Any, float]:
+        return self.call("POST", path, body)
 
     def close(self) -> None:
         if self.conn is not None:
@@ -235,18 +249,22 @@ class PingAnswerer:
                     ping_id = self.queues[seat].get(timeout=0.1)
                 except queue.Empty:
                     continue
-                try:
-                    status, answer, _ = connection.post("/api/ping", {"id": ping_id})
-                except OSError as err:
-                    self.refused.append(f"seat {seat}: {err!r}")
-                    connection.close()
-                    continue
-                if status == 200 and answer.get("ok"):
-                    self.rtts_us[seat].append(int(answer["rtt_us"]))
-                else:
-                    self.refused.append(f"seat {seat}: {status} {answer}")
+                self.echo(connection, seat, ping_id)
         finally:
             connection.close()
+
+    def echo(self, connection: Connection, seat: int, ping_id: int) -> None:
+        """Answer one ping; keep its round trip, or why it was refused."""
+        try:
+            status, answer, _ = connection.post("/api/ping", {"id": ping_id})
+        except OSError as err:
+            self.refused.append(f"seat {seat}: {err!r}")
+            connection.close()
+            return
+        if status == 200 and answer.get("ok"):
+            self.rtts_us[seat].append(int(answer["rtt_us"]))
+        else:
+            self.refused.append(f"seat {seat}: {status} {answer}")
 
     def stop(self) -> None:
         self._stop.set()
@@ -364,19 +382,25 @@ def run_service(rounds: int, warmup_s: float, rng: random.Random, source: Path =
             check_views(service, clients, streams, cookies, result)
             read_settles(service, result)
             result.ping_rtts_ms = [rtt / 1000 for rtts in pingers.rtts_us.values() for rtt in rtts]
-            if pingers.refused:
-                result.notes.append(f"{len(pingers.refused)} ping echoes refused, e.g. {pingers.refused[0]}")
-            for stream in streams:
-                if stream.bad:
-                    result.notes.append(f"{stream.name}: {len(stream.bad)} messages not applied, e.g. {stream.bad[0]}")
+            result.notes += troubles(pingers, streams)
         finally:
-            for connection in connections:
-                connection.close()
-            if pingers is not None:
-                pingers.stop()
-            clients.close()
+            hang_up(connections, pingers, clients)
             service.stop()
     return result
+
+
+def troubles(pingers: PingAnswerer, streams: list[QuizStream]) -> list[str]:
+    """What went wrong on the clients' side, for the run's notes."""
+    notes = [f"{len(pingers.refused)} ping echoes refused, e.g. {pingers.refused[0]}"] if pingers.refused else []
+    return notes + [f"{s.name}: {len(s.bad)} messages not applied, e.g. {s.bad[0]}" for s in streams if s.bad]
+
+
+def hang_up(connections: list[Connection], pingers: PingAnswerer | None, clients: Clients) -> None:
+    for connection in connections:
+        connection.close()
+    if pingers is not None:
+        pingers.stop()
+    clients.close()
 
 
 def one_round(clients: Clients, streams: list[QuizStream], host: Connection, buttons: Connection,

@@ -325,6 +325,19 @@ class Stream:
         return self.ids[-1] if self.ids else -1
 
 
+def stream_socket(port: int, query: str, source: str, cookie: str | None = None, timeout: float = 5) -> socket.socket:
+    """A non-blocking socket from `source` that has asked for /api/stream?query."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=timeout, source_address=(source, 0))
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    lines = [f"GET /api/stream?{query} HTTP/1.1", f"Host: 127.0.0.1:{port}", "Accept: text/event-stream",
+             "Cache-Control: no-cache"]
+    if cookie:
+        lines.append(f"Cookie: {cookie}")
+    sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+    sock.setblocking(False)
+    return sock
+
+
 class Reader:
     """One thread reads every stream with epoll and stamps each message with its arrival time."""
 
@@ -337,17 +350,12 @@ class Reader:
         self.thread = threading.Thread(target=self._run, name="sse-reader", daemon=True)
 
     def open(self, port: int, name: str, query: str, source: str, cookie: str | None = None) -> Stream:
-        sock = socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(source, 0))
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        lines = [f"GET /api/stream?{query} HTTP/1.1", f"Host: 127.0.0.1:{port}", "Accept: text/event-stream",
-                 "Cache-Control: no-cache"]
-        if cookie:
-            lines.append(f"Cookie: {cookie}")
-        sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
-        sock.setblocking(False)
-        stream = Stream(name, sock)
+        return self.watch(Stream(name, stream_socket(port, query, source, cookie)))
+
+    def watch(self, stream: Stream) -> Stream:
+        """Read this stream too (its socket already asked for the stream)."""
         self.streams.append(stream)
-        self.selector.register(sock, selectors.EVENT_READ, stream)
+        self.selector.register(stream.sock, selectors.EVENT_READ, stream)
         return stream
 
     def start(self) -> None:

@@ -43,6 +43,8 @@ from buzzer_latency import (
     Connection,
     PingAnswerer,
     QuizStream,
+    hang_up,
+    troubles,
 )
 from live_latency import (
     ROOT,
@@ -231,17 +233,9 @@ def play(service: Service, presses: dict[str, Press], plan: list[tuple[str, int]
                 break
             one_round(clients, streams, host, presses, source, seat, rng, run)
         run.elapsed_s = time.perf_counter() - start
-        if pingers.refused:
-            run.notes.append(f"{len(pingers.refused)} ping echoes refused, e.g. {pingers.refused[0]}")
-        for stream in streams:
-            if stream.bad:
-                run.notes.append(f"{stream.name}: {len(stream.bad)} messages not applied, e.g. {stream.bad[0]}")
+        run.notes += troubles(pingers, streams)
     finally:
-        for connection in connections:
-            connection.close()
-        if pingers is not None:
-            pingers.stop()
-        clients.close()
+        hang_up(connections, pingers, clients)
 
 
 def one_round(clients: Clients, streams: list[QuizStream], host: Connection, presses: dict[str, Press],

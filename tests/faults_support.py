@@ -12,62 +12,28 @@ import random
 import resource
 import signal
 import subprocess
-import sys
 import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from companion.server.identity import SEAT_COOKIE
 from companion.store import EventStore, RecordedEvent, verify_chain
-from tests.service_process import ServiceProcess, _env
+from tests.service_process import ServiceProcess
 
 PLAYERS = ("Ada", "Ben", "Cyd")
 
 
 class Service(ServiceProcess):
-    """`companion serve` whose stderr goes to a file (read by the tests, never a pipe that fills up),
+    """`companion serve` whose output goes to a file (read by the tests, never a pipe that fills up),
     with an optional config file and a hook run in the child before exec."""
 
     def __init__(self, data: Path, config: Path | None = None, preexec: Callable[[], None] | None = None) -> None:
-        super().__init__(data, extra=("--config", str(config)) if config else ())
-        self.preexec = preexec
-        self.log_path = data.parent / f"{data.name}-service.log"
-        self._log: IO[str] | None = None
-
-    def start(self, timeout: float = 30) -> Service:
-        self._log = open(self.log_path, "a")  # noqa: SIM115 - closed by stop/kill
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "companion", "serve", "--host", "127.0.0.1", "--port", str(self.port),
-             "--data", str(self.data), "--quiet", *self.extra],
-            stdout=self._log, stderr=self._log, text=True, env=_env(), preexec_fn=self.preexec,
-        )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"service exited with {self.proc.returncode}: {self.log()[-2000:]}")
-            try:
-                self.get("/api/status", timeout=2)
-                return self
-            except OSError:
-                time.sleep(0.03)
-        raise RuntimeError("service did not answer in time")
-
-    def log(self) -> str:
-        return self.log_path.read_text() if self.log_path.exists() else ""
-
-    def _close_pipes(self) -> None:
-        if self._log is not None:
-            self._log.close()
-            self._log = None
-
-    @property
-    def pid(self) -> int:
-        assert self.proc is not None
-        return self.proc.pid
+        super().__init__(data, extra=("--config", str(config)) if config else (),
+                         log_path=data.parent / f"{data.name}-service.log", preexec=preexec)
 
     # -- requests as any viewer ----------------------------------------------------------------
 

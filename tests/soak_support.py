@@ -11,10 +11,7 @@ from __future__ import annotations
 import http.client
 import importlib
 import json
-import os
 import queue
-import selectors
-import socket
 import subprocess
 import sys
 import threading
@@ -33,16 +30,13 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT / "bench") not in sys.path:
     sys.path.insert(0, str(ROOT / "bench"))
 live_latency: Any = importlib.import_module("live_latency")
+buzzer_latency: Any = importlib.import_module("buzzer_latency")
 
 SEATS = 13
 
 
-def phone_address(seat: int) -> str:
-    return f"127.0.0.{10 + seat}"
-
-
-def display_address(index: int) -> str:
-    return f"127.0.1.{1 + index}"
+phone_address = live_latency.phone_address
+display_address = live_latency.display_address
 
 
 # -- the service -------------------------------------------------------------------------------
@@ -54,34 +48,9 @@ class SoakService(ServiceProcess):
     found in that folder runs instead of this tree's (a modified copy, to see the test fail)."""
 
     def __init__(self, workdir: Path, source: Path | None = None) -> None:
-        super().__init__(workdir / "data", extra=("--simulate",))
+        super().__init__(workdir / "data", extra=("--simulate",), log_path=workdir / "service.log", source=source,
+                         cwd=workdir)
         self.workdir = workdir
-        self.source = source
-        self.log = workdir / "service.log"
-
-    def start(self, timeout: float = 30) -> SoakService:
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
-        if self.source is not None:
-            env["PYTHONPATH"] = str(self.source)  # ahead of the venv's editable install
-        with self.log.open("wb") as log:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "companion", "serve", "--host", "127.0.0.1", "--port", str(self.port),
-                 "--data", str(self.data), "--quiet", *self.extra],
-                stdout=log, stderr=subprocess.STDOUT, cwd=self.workdir, env=env, text=True,
-            )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"service exited with {self.proc.returncode}: {self.log_text()[-2000:]}")
-            try:
-                self.get("/api/status", timeout=1)
-                return self
-            except OSError:
-                time.sleep(0.05)
-        raise RuntimeError("service did not answer in time")
-
-    def log_text(self) -> str:
-        return self.log.read_text(errors="replace") if self.log.exists() else ""
 
     def memory_kb(self) -> dict[str, int]:
         """VmRSS and its parts (RssAnon: the heap, where a leak grows; RssFile, RssShmem: mapped
@@ -164,53 +133,14 @@ class Tally:
         return [f"{n:>7}  {status} {code or 'ok'}  {label}" for (label, status, code), n in rows]
 
 
-class Connection:
-    """One keep-alive HTTP/1.1 connection from a given loopback address, like one device's."""
-
-    def __init__(self, port: int, source: str, headers: dict[str, str] | None = None, timeout: float = 20) -> None:
-        self.port, self.source, self.timeout = port, source, timeout
-        self.headers = dict(headers or {})
-        self.conn: http.client.HTTPConnection | None = None
-
-    def call(self, method: str, path: str, body: Any = None, raw: bytes | None = None,
-             headers: dict[str, str] | None = None) -> tuple[int, Any]:
-        data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
-        all_headers = {**self.headers, **(headers or {})}
-        if data is not None:
-            all_headers.setdefault("Content-Type", "application/json")
-        for attempt in range(2):
-            if self.conn is None:
-                self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout,
-                                                       source_address=(self.source, 0))
-            try:
-                self.conn.request(method, path, body=data, headers=all_headers)
-                response = self.conn.getresponse()
-                payload = response.read()
-                if response.will_close:
-                    self.close()
-                try:
-                    answer = json.loads(payload) if payload else None
-                except ValueError:
-                    answer = {"ok": False, "error": f"not json: {payload[:80]!r}"}
-                return response.status, answer
-            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
-                # The server closed an idle keep-alive connection (waitress: after 60 s): once more.
-                self.close()
-                if attempt:
-                    raise
-        raise AssertionError("unreachable")
-
-    def close(self) -> None:
-        if self.conn is not None:
-            self.conn.close()
-            self.conn = None
+Connection = buzzer_latency.Connection
 
 
 def asked(tally: Tally, label: str, connection: Connection, method: str, path: str, allowed: Expect,
           body: Any = None, **kwargs: Any) -> tuple[int, Any]:
     """A request whose answer goes into the tally; (0, None) when it failed on the wire."""
     try:
-        status, answer = connection.call(method, path, body, **kwargs)
+        status, answer, _ = connection.call(method, path, body, **kwargs)
     except (OSError, http.client.HTTPException) as err:
         connection.close()
         tally.failure(label, err)
@@ -315,17 +245,8 @@ class Screens(live_latency.Reader):  # type: ignore[misc]
 
     def open_stream(self, port: int, name: str, query: str, source: str, cookie: str | None = None,
                     seat: int | None = None, pings: queue.Queue[int] | None = None) -> SoakStream:
-        sock = socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(source, 0))
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        lines = [f"GET /api/stream?{query} HTTP/1.1", f"Host: 127.0.0.1:{port}", "Accept: text/event-stream",
-                 "Cache-Control: no-cache"]
-        if cookie:
-            lines.append(f"Cookie: {cookie}")
-        sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
-        sock.setblocking(False)
-        stream = SoakStream(name, sock, seat=seat, pings=pings)
-        self.streams.append(stream)
-        self.selector.register(sock, selectors.EVENT_READ, stream)
+        sock = live_latency.stream_socket(port, query, source, cookie, timeout=10)
+        stream: SoakStream = self.watch(SoakStream(name, sock, seat=seat, pings=pings))
         return stream
 
     def wait(self, done: Callable[[], bool], timeout: float) -> bool:
@@ -346,40 +267,19 @@ class Screens(live_latency.Reader):  # type: ignore[misc]
         super().close()
 
 
-class Pingers:
-    """One thread per phone echoing its stream's pings at once (POST /api/ping), like the phone's page."""
+class Pingers(buzzer_latency.PingAnswerer):  # type: ignore[misc]
+    """One thread per phone echoing its stream's pings at once (POST /api/ping), like the phone's
+    page; every answer goes into the soak's tally."""
 
     def __init__(self, port: int, cookies: dict[int, str], tally: Tally) -> None:
-        self.queues: dict[int, queue.Queue[int]] = {seat: queue.Queue() for seat in cookies}
+        super().__init__(port, cookies)
         self.answered: Counter[int] = Counter()
         self.tally = tally
-        self._stop = threading.Event()
-        self._threads = [threading.Thread(target=self._run, args=(port, seat, cookies[seat]), daemon=True,
-                                          name=f"pings-{seat}") for seat in cookies]
 
-    def start(self) -> None:
-        for thread in self._threads:
-            thread.start()
-
-    def _run(self, port: int, seat: int, cookie: str) -> None:
-        connection = Connection(port, phone_address(seat), {"Cookie": cookie})
-        try:
-            while not self._stop.is_set():
-                try:
-                    ping_id = self.queues[seat].get(timeout=0.1)
-                except queue.Empty:
-                    continue
-                status, _ = asked(self.tally, "phone: ping echo", connection, "POST", "/api/ping", expect(OK),
-                                  {"id": ping_id})
-                if status == 200:
-                    self.answered[seat] += 1
-        finally:
-            connection.close()
-
-    def stop(self) -> None:
-        self._stop.set()
-        for thread in self._threads:
-            thread.join(5)
+    def echo(self, connection: Connection, seat: int, ping_id: int) -> None:
+        status, _ = asked(self.tally, "phone: ping echo", connection, "POST", "/api/ping", expect(OK), {"id": ping_id})
+        if status == 200:
+            self.answered[seat] += 1
 
 
 def rss_growth(samples: Iterable[tuple[float, int]], warmup_s: float) -> tuple[int, int, int] | None:

@@ -398,7 +398,7 @@ class Run:
             for stream in pending:
                 connection, path = viewers[stream.name]
                 try:
-                    status, fresh = connection.call("GET", path)
+                    status, fresh, _ = connection.call("GET", path)
                 except (OSError, ValueError, http.client.HTTPException) as err:
                     connection.close()
                     status, fresh = 0, repr(err)
@@ -550,7 +550,7 @@ def test_soak(request: pytest.FixtureRequest, tmp_path: Path) -> None:
     finally:
         run.close()
         run.service.stop()
-    log = run.service.log_text()
+    log = run.service.log()
     errors = [line for line in log.splitlines() if " ERROR " in line or "Traceback" in line]
     if errors:
         run.failures.append(f"the service logged {len(errors)} errors, e.g. {errors[:3]}")
