@@ -3,10 +3,11 @@
 
 Starts `companion serve --simulate` on loopback (a free port, a temporary data folder), drives
 Debian's Chromium (/usr/bin/chromium) through Playwright with the launch flags of the browser tests,
-and uses only the product's own pages: the table display on a 1280x720 "TV", four phones (390x844,
-scale 1) that join through the URL in the table's QR code, and the host console signed in with the
-key from the data folder. Every run overwrites the pictures; the service is stopped at the end,
-also after an error. Exit status 0 when every picture was written, 1 (with the reason) otherwise.
+and uses only the product's own pages: the table display on a 1280x720 TV (the screen as it
+shows, nothing scrolled), four phones (390x844, scale 1) that join through the URL in the table's
+QR code, and the host console signed in with the key from the data folder. Every run overwrites
+the pictures; the service is stopped at the end, also after an error. Exit status 0 when every
+picture was written, 1 (with the reason) otherwise.
 
     .venv/bin/python scripts/first_evening_screenshots.py [--out DIR] [--no-buzzer]
 """
@@ -156,12 +157,12 @@ class Shooter:
         """Uncaught script errors of a page make the run fail: a picture must not show a broken page."""
         page.on("pageerror", lambda err: self.errors.setdefault(name, []).append(str(err)))
 
-    def shoot(self, page: Any, filename: str, full_page: bool = False) -> None:
+    def shoot(self, page: Any, filename: str) -> None:
         settle(page)
         if self.errors:
             raise ShotError(f"script errors on the pages before {filename}: {self.errors}")
         path = self.out / filename
-        page.screenshot(path=str(path), full_page=full_page, animations="disabled", caret="hide")
+        page.screenshot(path=str(path), animations="disabled", caret="hide")
         size = path.stat().st_size
         if size > MAX_BYTES:
             raise ShotError(f"{filename} is {size} bytes, more than {MAX_BYTES}")
@@ -227,7 +228,7 @@ def take(out: Path, service: Service, workdir: Path, buzzer: bool) -> list[Path]
             join_url = decode_qr(qr_png)
             if not join_url.startswith(base):
                 raise ShotError(f"the table's QR code leads to {join_url}, not to this service ({base})")
-            shooter.shoot(table, "01-table-waiting.png", full_page=True)
+            shooter.shoot(table, "01-table-waiting.png")
 
             # 2 and 3. The first phone opens the QR code's URL, picks a seat, types a name, joins.
             phones = []
@@ -262,7 +263,7 @@ def take(out: Path, service: Service, workdir: Path, buzzer: bool) -> list[Path]
             service.wait_for_view(lambda v: v["game"] is not None
                                   and seats <= set(v["game"]["entropy"]["revealed"]),
                                   "every phone's random bytes revealed")
-            shooter.shoot(table, "04-table-four-joined.png", full_page=True)
+            shooter.shoot(table, "04-table-four-joined.png")
 
             # 5. The host console: signed in with the key, the dice tray that started with the service
             #    ended, and the start form showing (the dice tray picked).
@@ -303,7 +304,7 @@ def take(out: Path, service: Service, workdir: Path, buzzer: bool) -> list[Path]
                 table.wait_for_function("(n) => { const m = document.querySelector('.result .meta');"
                                         " return !!m && m.textContent.startsWith('#' + n + ' '); }", arg=number)
             table.mouse.move(0, 0)
-            shooter.shoot(table, "06-table-dice.png", full_page=True)
+            shooter.shoot(table, "06-table-dice.png")
 
             # 7. The host ends the dice tray, starts the buzzer quiz and arms a round: a phone's buzzer.
             if buzzer:
