@@ -6,6 +6,7 @@ a hand is a tuple of numbers. A hunt also keeps its counts, which is all a physi
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -38,10 +39,16 @@ class Card:
     def token(self, round_number: int) -> str:
         """The card's unique name in views during one round (the same card is dealt again next round,
         to someone else: the round keeps the names apart)."""
-        return f"vampir-r{round_number}-{self.number:03d}"
+        return _token(round_number, self.number)
 
     def to_json(self, round_number: int) -> dict[str, Any]:
         return {"card": self.token(round_number), "colour": self.colour, "heads": self.heads}
+
+
+@functools.cache
+def _token(round_number: int, number: int) -> str:
+    """Written once per card and round: every view of every state names the cards again."""
+    return f"vampir-r{round_number}-{number:03d}"
 
 
 def _catalogue() -> tuple[Card, ...]:
