@@ -454,6 +454,21 @@ def fits(phone: Screen) -> None:
     assert wide[0] <= wide[1] and not wide[2], f"{phone.name} is wider than its {wide[1]} px screen: {wide}"
 
 
+def on_the_tv(tv: Screen, selector: str) -> None:
+    """Every element `selector` matches lies within the TV's screen, above the address line: a TV in
+    kiosk mode cannot scroll, so what is below never shows."""
+    hidden = tv.page.evaluate("""(selector) => {
+      const foot = document.querySelector('footer.foot');
+      const bottom = foot ? foot.getBoundingClientRect().top : innerHeight;
+      return [...document.querySelectorAll(selector)].filter((e) => {
+        const r = e.getBoundingClientRect();
+        return r.top < 0 || r.bottom > bottom + 0.5 || r.right > innerWidth + 0.5;
+      }).map((e) => `${e.tagName}.${e.className}[${e.dataset.seat || e.dataset.colour || ''}]`);
+    }""", selector)
+    count = tv.page.locator(selector).count()
+    assert count and not hidden, f"{tv.name}: {count} × {selector}, off its screen: {hidden}"
+
+
 # -- playing a turn-based game through its screens -------------------------------------------------
 
 SHOW_WITHIN_S = 1.0

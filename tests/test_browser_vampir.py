@@ -4,8 +4,10 @@ Acceptance: the host starts the game from the console (the colour-to-location ma
 unverified; one round); a table display and three phones play the round to its scoring as players
 would, each phone reading its own hand from its screen and tapping: draw two, then place a card
 under its location (a joker under one it names) or lay a hunt; take a location when its hunt can be
-laid. Every screen shows each new state within a second. No phone ever receives a card of another
-hand that was not public; the hands removed unseen at the end reach no screen but their owner's.
+laid. Every screen shows each new state within a second. The TV shows the turn, the draw pile,
+the last action, the six locations and every player on one screen, as it cannot scroll. No phone
+ever receives a card of another hand that was not public; the hands removed unseen at the end reach
+no screen but their owner's.
 The table shows the scoring colour by colour with the reasons, the points and the winner.
 Screenshots of the table mid-round, a phone's hand (opened to play and held to peek) and the
 scoring, in English and French, are saved in test-artifacts/vampir-*-{en,fr}.png.
@@ -27,6 +29,7 @@ from tests.browser_support import (
     Screen,
     everywhere,
     fits,
+    on_the_tv,
     picture,
     shoot,
     switch_language,
@@ -192,6 +195,9 @@ def test_three_phones_play_a_round_of_vampir_to_its_scoring(scene: Scene, artifa
         if not shots and did["hunt"] + did["take"] >= 2:
             shots.add("table")
             both_languages(scene, table, "table", artifacts, "#vampir-locations")
+            for part in ("#vampir-status", "#vampir-draw", "#vampir-last", "#vampir-locations .v-location",
+                         ".v-player"):
+                on_the_tv(table, part)
             other = phones[next(s for s in phones if s != seat)]
             peek_shot(scene, other, artifacts)
         did[play_turn(scene, phones[seat], pic, own[seat])] += 1
