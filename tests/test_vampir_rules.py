@@ -1092,7 +1092,7 @@ def test_describe_never_prints_a_hands_or_the_draw_piles_cards() -> None:
     state = arrange(new_game(), hands={1: [RED[0], RED[1], RED[2], JOKER[0]]})
     state, events = play(state, seat(1), "draw")
     _, more = play(state, seat(1), "hunt", cards=tok(*RED[:3]))
-    assert VAMPIR.describe(more[0], "en") == "seat 1 laid a red hunt: 3 cards, 3 heads (location taken: None)"
+    assert VAMPIR.describe(more[0], "en") == "seat 1 laid a hunt (red): 3 cards, 3 heads (location taken: None)"
     for event in [*events, *more]:
         assert "vampir-r" not in VAMPIR.describe(event, "en")
 

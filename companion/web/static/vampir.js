@@ -33,6 +33,9 @@
   const colourName = (colour) => (colour ? ui[`vampir_colour_${colour}`] || colour : ui.vampir_joker);
   // The colour inside a sentence, agreeing with "card" and "hunt" (feminine in French: "une chasse verte").
   const colourWord = (colour) => ui[`vampir_colour_of_${colour}`] || colourName(colour);
+  // "a card" and "a hunt" of a colour, article included ("an orange hunt", "une chasse verte").
+  const aCard = (colour) => ui[`vampir_a_card_${colour}`] || colourWord(colour);
+  const aHunt = (colour) => ui[`vampir_a_hunt_${colour}`] || colourWord(colour);
   const locationOf = (g, colour) => (g.options.locations || {})[colour];
   const locationName = (g, colour) => ui[`vampir_location_${locationOf(g, colour)}`] || locationOf(g, colour) || colour;
   const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
@@ -62,9 +65,9 @@
       case "starts": return fill(ui[`vampir_h_starts_${h.how}`] || ui.vampir_h_starts_random, { name, round: h.round });
       case "drew": return fill(h.count === 1 ? ui.vampir_h_drew_one : ui.vampir_h_drew, { name, left: h.left });
       case "discarded": return fill(h.colour ? ui.vampir_h_discarded : ui.vampir_h_discarded_joker,
-        { name, colour: colourWord(h.colour), n: h.heads, location: locationName(g, h.location) });
+        { name, a_card: aCard(h.colour), n: h.heads, location: locationName(g, h.location) });
       case "hunted": {
-        const params = { name, colour: colourWord(h.colour), cards: h.size, heads: h.hunt_heads };
+        const params = { name, a_hunt: aHunt(h.colour), cards: h.size, heads: h.hunt_heads };
         let line = h.taken
           ? fill(ui.vampir_h_took, { ...params, location: locationName(g, h.taken.location), taken: h.taken.cards, taken_heads: h.taken.heads })
           : fill(ui.vampir_h_hunted, params);
@@ -266,7 +269,8 @@
     if (old) args.replace = true;
     const total = chosen.reduce((n, c) => n + c.heads, 0) + (taken ? taken.heads : 0);
     const size = chosen.length + (taken ? taken.pile.length : 0);
-    const params = { colour: colourWord(colour), cards: size, heads: total, location: takenFrom ? locationName(g, takenFrom) : "",
+    const params = { colour: colourWord(colour), a_hunt: aHunt(colour), cards: size, heads: total,
+      location: takenFrom ? locationName(g, takenFrom) : "",
       old: old ? old.heads : 0 };
     const label = takenFrom
       ? fill(old ? ui.vampir_take_replace : ui.vampir_take, params)
