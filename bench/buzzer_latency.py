@@ -35,6 +35,7 @@ extracted with `git archive REV | tar -x -C DIR` (the referee part always uses t
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.client
 import json
 import math
@@ -48,6 +49,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -165,17 +167,6 @@ class Clients(Reader):
         self.streams.append(stream)
         self.selector.register(stream.sock, selectors.EVENT_READ, stream)
         return stream
-
-    def wait(self, done: Any, timeout: float) -> bool:
-        """Poll (every 0.5 ms, bounded) until done() holds under the reader's lock."""
-        deadline = time.perf_counter() + timeout
-        while True:
-            with self.lock:
-                if done():
-                    return True
-            if time.perf_counter() > deadline:
-                return False
-            time.sleep(0.0005)
 
 
 class Connection:
@@ -329,64 +320,94 @@ def run_service(rounds: int, warmup_s: float, rng: random.Random, source: Path =
         service = Service(Path(tmp), threads=ServerConfig().threads, source=source)  # the default thread count
         service.config.write_text(service.config.read_text() + '[buttons]\nsource = "simulated"\n')
         service.start()
-        clients = Clients()
-        pingers: PingAnswerer | None = None
-        connections: list[Connection] = []
         try:
-            cookies = seat_phones(service, SEATS)
-            host_command(service, "end_game")
-            host_command(service, "start_game", {"game": "buzzer-quiz"})
-            pingers = PingAnswerer(service.port, cookies)
-            phones = [clients.open_quiz(service.port, f"phone {seat}", "as=me", phone_address(seat),
-                                        cookies[seat], seat, pingers.queues[seat]) for seat in range(1, SEATS + 1)]
-            table = clients.open_quiz(service.port, "table", "as=table", display_address(0))
-            streams = [*phones, table]
-            pingers.start()
-            clients.start()
-            if not clients.wait(lambda: all(s.doc is not None for s in streams), 10):
-                raise RuntimeError("not every stream got its first view")
-            bad = [s.name for s in streams if s.status != 200 or s.revoked]
-            if bad:
-                raise RuntimeError(f"streams refused: {bad}")
-            deadline = time.perf_counter() + PINGS_TIMEOUT_S
-            while not all(pingers.rtts_us.values()) and time.perf_counter() < deadline:
-                time.sleep(0.01)
-            if not all(pingers.rtts_us.values()):
-                result.notes.append("WARNING: some phones had no ping echoed before the first round")
-            connected = time.perf_counter()
-            host = Connection(service.port, "127.0.0.2", {"Authorization": f"Bearer {service.host_key}"})
-            buttons = Connection(service.port, display_address(0))
-            buzzers = {seat: Connection(service.port, phone_address(seat), {"Cookie": cookies[seat]})
-                       for seat in cookies}
-            connections = [host, buttons, *buzzers.values()]
-            while time.perf_counter() - connected < warmup_s:
-                source, seat, delay = rng.choice(SOURCES), rng.randint(1, SEATS), rng.uniform(*PRESS_DELAY_S)
-                one_round(clients, streams, host, buttons, buzzers, source, seat, delay, result, result.warmup)
-            result.warmup_s = time.perf_counter() - connected
-            cpu_before, machine_before, own_before = service.cpu_s(), machine_busy_s(), own_cpu_s()
-            start = time.perf_counter()
-            plan = [(SOURCES[i % 2], rng.randint(1, SEATS), rng.uniform(*PRESS_DELAY_S)) for i in range(2 * rounds)]
-            for source, seat, delay in plan:
-                if time.perf_counter() - start > MAX_ROUNDS_S:
-                    result.notes.append(f"stopped after {MAX_ROUNDS_S:.0f} s ({len(result.rounds)} rounds)")
-                    break
-                one_round(clients, streams, host, buttons, buzzers, source, seat, delay, result, result.rounds)
-            result.elapsed_s = time.perf_counter() - start
-            result.server_threads = service.threads()
-            server_s = service.cpu_s() - cpu_before
-            own_s = own_cpu_s() - own_before
-            result.server_cpu_ms_per_round = server_s / max(len(result.rounds), 1) * 1000
-            result.client_cpu = own_s / max(result.elapsed_s, 1e-9)
-            others = machine_busy_s() - machine_before - own_s - server_s
-            result.other_cpu = max(others, 0.0) / max(result.elapsed_s, 1e-9)
-            check_views(service, clients, streams, cookies, result)
-            read_settles(service, result)
-            result.ping_rtts_ms = [rtt / 1000 for rtts in pingers.rtts_us.values() for rtt in rtts]
-            result.notes += troubles(pingers, streams)
+            with quiz_table(service, SEATS) as quiz:
+                if not quiz.pinged:
+                    result.notes.append("WARNING: some phones had no ping echoed before the first round")
+                clients, streams, host, buzzers = quiz.clients, quiz.streams, quiz.host, quiz.buzzers
+                buttons = Connection(service.port, display_address(0))
+                quiz.connections.append(buttons)
+                connected = time.perf_counter()
+                while time.perf_counter() - connected < warmup_s:
+                    source, seat, delay = rng.choice(SOURCES), rng.randint(1, SEATS), rng.uniform(*PRESS_DELAY_S)
+                    one_round(clients, streams, host, buttons, buzzers, source, seat, delay, result, result.warmup)
+                result.warmup_s = time.perf_counter() - connected
+                cpu_before, machine_before, own_before = service.cpu_s(), machine_busy_s(), own_cpu_s()
+                start = time.perf_counter()
+                plan = [(SOURCES[i % 2], rng.randint(1, SEATS), rng.uniform(*PRESS_DELAY_S)) for i in range(2 * rounds)]
+                for source, seat, delay in plan:
+                    if time.perf_counter() - start > MAX_ROUNDS_S:
+                        result.notes.append(f"stopped after {MAX_ROUNDS_S:.0f} s ({len(result.rounds)} rounds)")
+                        break
+                    one_round(clients, streams, host, buttons, buzzers, source, seat, delay, result, result.rounds)
+                result.elapsed_s = time.perf_counter() - start
+                result.server_threads = service.threads()
+                server_s = service.cpu_s() - cpu_before
+                own_s = own_cpu_s() - own_before
+                result.server_cpu_ms_per_round = server_s / max(len(result.rounds), 1) * 1000
+                result.client_cpu = own_s / max(result.elapsed_s, 1e-9)
+                others = machine_busy_s() - machine_before - own_s - server_s
+                result.other_cpu = max(others, 0.0) / max(result.elapsed_s, 1e-9)
+                check_views(service, clients, streams, quiz.cookies, result)
+                read_settles(service, result)
+                result.ping_rtts_ms = [rtt / 1000 for rtts in quiz.pingers.rtts_us.values() for rtt in rtts]
+                result.notes += troubles(quiz.pingers, streams)
         finally:
-            hang_up(connections, pingers, clients)
             service.stop()
     return result
+
+
+@dataclass
+class QuizTable:
+    """A buzzer quiz under way with every seat's phone joined: each phone's stream and the table's
+    reading, each phone echoing pings, and the host and each phone holding a connection for commands
+    and buzzes."""
+
+    clients: Clients
+    pingers: PingAnswerer
+    cookies: dict[int, str]
+    streams: list[QuizStream]
+    """The phones' by seat, then the table's."""
+    host: Connection
+    buzzers: dict[int, Connection]
+    connections: list[Connection]
+    """Every connection hung up at the end (a bench adds its own)."""
+    pinged: bool
+    """Every phone had a ping echoed before the first round."""
+
+
+@contextlib.contextmanager
+def quiz_table(service: Service, seats: int) -> Iterator[QuizTable]:
+    """Seat `seats` phones, start the quiz, open every stream and wait for its first view and the
+    phones' first pings; hang everything up afterwards."""
+    clients = Clients()
+    pingers: PingAnswerer | None = None
+    connections: list[Connection] = []
+    try:
+        cookies = seat_phones(service, seats)
+        host_command(service, "end_game")
+        host_command(service, "start_game", {"game": "buzzer-quiz"})
+        pingers = PingAnswerer(service.port, cookies)
+        streams = [clients.open_quiz(service.port, f"phone {seat}", "as=me", phone_address(seat), cookies[seat],
+                                     seat, pingers.queues[seat]) for seat in range(1, seats + 1)]
+        streams.append(clients.open_quiz(service.port, "table", "as=table", display_address(0)))
+        pingers.start()
+        clients.start()
+        if not clients.wait(lambda: all(s.doc is not None for s in streams), 10):
+            raise RuntimeError("not every stream got its first view")
+        bad = [s.name for s in streams if s.status != 200 or s.revoked]
+        if bad:
+            raise RuntimeError(f"streams refused: {bad}")
+        deadline = time.perf_counter() + PINGS_TIMEOUT_S
+        while not all(pingers.rtts_us.values()) and time.perf_counter() < deadline:
+            time.sleep(0.01)
+        host = Connection(service.port, "127.0.0.2", {"Authorization": f"Bearer {service.host_key}"})
+        buzzers = {seat: Connection(service.port, phone_address(seat), {"Cookie": cookies[seat]}) for seat in cookies}
+        connections += [host, *buzzers.values()]
+        yield QuizTable(clients, pingers, cookies, streams, host, buzzers, connections,
+                        all(pingers.rtts_us.values()))
+    finally:
+        hang_up(connections, pingers, clients)
 
 
 def troubles(pingers: PingAnswerer, streams: list[QuizStream]) -> list[str]:

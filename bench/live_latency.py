@@ -42,6 +42,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -384,6 +385,20 @@ class Reader:
 
     def all_at(self, position: int) -> bool:
         return all(s.last_id >= position for s in self.streams)
+
+    POLL_S = 0.0005
+    """How often `wait` looks again: short enough not to blur a latency measured in milliseconds."""
+
+    def wait(self, done: Callable[[], bool], timeout: float) -> bool:
+        """Poll (every POLL_S, bounded) until done() holds under the reader's lock."""
+        deadline = time.perf_counter() + timeout
+        while True:
+            with self.lock:
+                if done():
+                    return True
+            if time.perf_counter() > deadline:
+                return False
+            time.sleep(self.POLL_S)
 
     def close(self) -> None:
         self.stop.set()

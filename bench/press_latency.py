@@ -37,24 +37,18 @@ from typing import Any
 from buzzer_latency import (
     ARM_SEEN_TIMEOUT_S,
     DECISION_TIMEOUT_S,
-    PINGS_TIMEOUT_S,
     PRESS_DELAY_S,
     Clients,
     Connection,
-    PingAnswerer,
     QuizStream,
-    hang_up,
+    quiz_table,
     troubles,
 )
 from live_latency import (
     ROOT,
     SEATS,
     Service,
-    display_address,
-    host_command,
-    phone_address,
     request,
-    seat_phones,
 )
 
 sys.path.insert(0, str(ROOT))
@@ -191,28 +185,8 @@ def wait_healthy(service: Service, kinds: tuple[str, ...], run: Run) -> None:
 def play(service: Service, presses: dict[str, Press], plan: list[tuple[str, int]], warmup_s: float,
          rng: random.Random, run: Run) -> None:
     """Seat 13 phones, start the quiz, open the 14 streams, then play the plan's rounds."""
-    clients = Clients()
-    pingers: PingAnswerer | None = None
-    connections: list[Connection] = []
-    try:
-        cookies = seat_phones(service, SEATS)
-        host_command(service, "end_game")
-        host_command(service, "start_game", {"game": "buzzer-quiz"})
-        pingers = PingAnswerer(service.port, cookies)
-        phones = [clients.open_quiz(service.port, f"phone {seat}", "as=me", phone_address(seat),
-                                    cookies[seat], seat, pingers.queues[seat]) for seat in range(1, SEATS + 1)]
-        streams = [*phones, clients.open_quiz(service.port, "table", "as=table", display_address(0))]
-        pingers.start()
-        clients.start()
-        if not clients.wait(lambda: all(s.doc is not None for s in streams), 10):
-            raise RuntimeError("not every stream got its first view")
-        deadline = time.perf_counter() + PINGS_TIMEOUT_S
-        while not all(pingers.rtts_us.values()) and time.perf_counter() < deadline:
-            time.sleep(0.01)
-        host = Connection(service.port, "127.0.0.2", {"Authorization": f"Bearer {service.host_key}"})
-        buzzers = {seat: Connection(service.port, phone_address(seat), {"Cookie": cookies[seat]})
-                   for seat in cookies}
-        connections = [host, *buzzers.values()]
+    with quiz_table(service, SEATS) as quiz:
+        clients, streams, host, buzzers = quiz.clients, quiz.streams, quiz.host, quiz.buzzers
 
         def phone(seat: int) -> tuple[float, str | None]:
             status, answer, sent = buzzers[seat].post("/api/buzz", {})
@@ -233,9 +207,7 @@ def play(service: Service, presses: dict[str, Press], plan: list[tuple[str, int]
                 break
             one_round(clients, streams, host, presses, source, seat, rng, run)
         run.elapsed_s = time.perf_counter() - start
-        run.notes += troubles(pingers, streams)
-    finally:
-        hang_up(connections, pingers, clients)
+        run.notes += troubles(quiz.pingers, streams)
 
 
 def one_round(clients: Clients, streams: list[QuizStream], host: Connection, presses: dict[str, Press],

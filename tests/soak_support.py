@@ -15,10 +15,9 @@ import queue
 import subprocess
 import sys
 import threading
-import time
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -243,22 +242,14 @@ class SoakStream(live_latency.Stream):  # type: ignore[misc]
 class Screens(live_latency.Reader):  # type: ignore[misc]
     """live_latency's epoll reader thread over SoakStreams."""
 
+    POLL_S = 0.005
+    """A soak measures memory over minutes: no need to look again more often."""
+
     def open_stream(self, port: int, name: str, query: str, source: str, cookie: str | None = None,
                     seat: int | None = None, pings: queue.Queue[int] | None = None) -> SoakStream:
         sock = live_latency.stream_socket(port, query, source, cookie, timeout=10)
         stream: SoakStream = self.watch(SoakStream(name, sock, seat=seat, pings=pings))
         return stream
-
-    def wait(self, done: Callable[[], bool], timeout: float) -> bool:
-        """Poll (every 5 ms, bounded) until done() holds under the reader's lock."""
-        deadline = time.monotonic() + timeout
-        while True:
-            with self.lock:
-                if done():
-                    return True
-            if time.monotonic() > deadline:
-                return False
-            time.sleep(0.005)
 
     def close(self) -> None:
         with self.lock:

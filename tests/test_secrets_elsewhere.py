@@ -131,6 +131,16 @@ def seated_table(service: Service, game: str, seats: int = 3) -> Table:
     return Table(service, host, phones, app.test_client())
 
 
+def watched_table(service: Service, game: str, caplog: pytest.LogCaptureFixture) -> tuple[Table, Secrets]:
+    """A started game with three phones and the host logged in, every log line kept (DEBUG), and
+    the secrets to look for: the game's as they come, the host and cookie keys and every client's cookies."""
+    caplog.set_level(logging.DEBUG)
+    table = seated_table(service, game)
+    secrets = Secrets(service)
+    secrets.keys(table.host, *table.phones.values())
+    return table, secrets
+
+
 def provoke_common_errors(table: Table, secrets: Secrets) -> None:
     """Forged, malformed and misplaced requests, unknown pages; each refused without a secret."""
     run = table.service.table.run
@@ -188,10 +198,7 @@ def vampir_forgery(table: Table, actor: Viewer, command: Command, secrets: Secre
 
 def test_vampir_hands_and_draw_pile_stay_out_of_logs_errors_and_early_exports(
         service: Service, caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str]) -> None:
-    caplog.set_level(logging.DEBUG)
-    table = seated_table(service, "vampir")
-    secrets = Secrets(service)
-    secrets.keys(table.host, *table.phones.values())
+    table, secrets = watched_table(service, "vampir", caplog)
     rnd = random.Random(4)
     forgeries = 0
     for step in range(160):
@@ -271,10 +278,7 @@ def nuit_moves(table: Table, rnd: random.Random, secrets: Secrets, steps: int) -
 
 def test_nuit_tomato_tower_stays_out_of_logs_errors_and_early_exports(
         service: Service, caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str]) -> None:
-    caplog.set_level(logging.DEBUG)
-    table = seated_table(service, "nuit-des-vampires")
-    secrets = Secrets(service)
-    secrets.keys(table.host, *table.phones.values())
+    table, secrets = watched_table(service, "nuit-des-vampires", caplog)
     accepted, refused = nuit_moves(table, random.Random(6), secrets, 80)
     secrets.note()
     assert accepted >= 40 and refused >= 10
