@@ -149,7 +149,11 @@ def play(
     steps: int = 40,
     seed: int = 1,
 ) -> LeakReport:
-    """Random games: each step a random viewer sends one of its actions (or junk); check every view."""
+    """Random games: each step a random viewer sends one of its actions (or junk); check every view.
+
+    Every other step the viewer is one the game is waiting on (one with an allowed action), so a
+    game whose turn waits on one seat among seven viewers still gets far enough to reach its rarer
+    moments (a duel, a reveal); the other steps keep every viewer's refused commands coming."""
     rnd = random.Random(seed)
     report = LeakReport()
     with tempfile.TemporaryDirectory() as tmp:
@@ -165,10 +169,13 @@ def play(
                 outcome = table.handle(HOST, Command("start_game", {"game": definition.id}))
                 assert outcome.ok, outcome.rejection
                 check_table(table, report)
-                for _ in range(steps):
-                    actor = rnd.choice([*viewers(seats), SYSTEM])
+                for step in range(steps):
                     run = table.run
                     assert run is not None
+                    everyone = [*viewers(seats), SYSTEM]
+                    awaited = [v for v in everyone if step % 2 and not run.ended and any(
+                        definition.validate(run.state, v, c) is None for c in definition.actions(run.state, v))]
+                    actor = rnd.choice(awaited or everyone)
                     candidates = definition.actions(run.state, actor) + junk_commands(rnd, seats)
                     command = rnd.choice(candidates)
                     outcome = table.handle(actor, command)

@@ -503,6 +503,23 @@ def test_s_s7_moon_swaps_face_up_cards_only_when_the_others_have_no_coffins() ->
     assert (game.hand(1), game.hand(2)) == ("violet-bat", "yellow-bat")
 
 
+def test_ambiguity_8_one_coffin_elsewhere_forbids_the_face_up_swap() -> None:
+    """Ambiguity 8, read literally: the face-up swap is allowed only when no other player has a
+    face-down card; a single coffin elsewhere can still be swapped with one of the slapper's own."""
+    game = Game(position("[yellow-bat] violet-moon", "yellow-skull", "[violet-skull] yellow-moon"))
+    game.slap_first("!", "moon", slapper=3)
+    assert game.view(TABLE)["moon_face_up_allowed"] is False
+    assert game.refuse(seat(3), "moon", a=[1, 1], b=[2, 0]) == "moon_face_down_first"
+    assert game.refuse(seat(3), "moon", a=[2, 0], b=[3, 1]) == "moon_face_down_first"
+    game.do(seat(3), "moon", a=[1, 0], b=[3, 0])
+    assert (game.hand(1), game.hand(3)) == ("[violet-skull] violet-moon", "[yellow-bat] yellow-moon")
+
+    real = physical("down up", "up", "down up")
+    real.slap_first("!", "moon", slapper=3)
+    assert real.refuse(seat(3), "moon", face="up") == "moon_face_down_first"
+    real.do(seat(3), "moon", face="down")
+
+
 # -- S-S8 skull ------------------------------------------------------------------------------
 
 def test_s_s8_skull_nobody_slaps_and_the_next_player_rolls_after_five_seconds() -> None:
@@ -812,17 +829,17 @@ def test_ambiguity_7_every_skull_slapper_is_penalised() -> None:
     assert passes_to(game, 3)
 
 
-def test_ambiguity_8_face_up_swap_when_the_others_have_fewer_than_two_coffins_own_display_allowed() -> None:
-    """Ambiguity 8: with fewer than two coffins among the other players, the slapper may swap
-    face-up cards between two players, their own display included (not within one display)."""
-    game = Game(position("[yellow-bat] violet-moon", "yellow-moon", "[violet-skull] [violet-bat] yellow-skull"))
+def test_ambiguity_8_face_up_swap_when_no_other_player_has_a_coffin_own_display_allowed() -> None:
+    """Ambiguity 8: when no other player has a coffin, the slapper may swap face-up cards between
+    two players, their own display included (not within one display)."""
+    game = Game(position("yellow-bat violet-moon", "yellow-moon", "[violet-skull] [violet-bat] yellow-skull"))
     game.slap_first("!", "moon", slapper=3)
     assert game.view(TABLE)["moon_face_up_allowed"] is True
-    assert game.refuse(seat(3), "moon", a=[1, 1], b=[1, 0]) == "moon_same_side"
+    assert game.refuse(seat(3), "moon", a=[3, 0], b=[1, 1]) == "moon_same_side"
     assert game.refuse(seat(3), "moon", a=[3, 2], b=[3, 2]) == "bad_card"
     game.do(seat(3), "moon", a=[3, 2], b=[1, 1])
     assert game.hand(3) == "[violet-skull] [violet-bat] violet-moon"
-    assert game.hand(1) == "[yellow-bat] yellow-skull"
+    assert game.hand(1) == "yellow-bat yellow-skull"
 
 
 def test_ambiguity_8_a_face_up_swap_needs_two_players() -> None:

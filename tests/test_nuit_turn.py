@@ -331,6 +331,23 @@ def test_n_t2_a_duel_is_offered_only_where_a_player_said_they_stand() -> None:
     assert no(after, seat(2), "skip") == "waiting_for"
 
 
+def test_n_t2_a_player_on_the_space_calls_the_duel_from_their_own_phone() -> None:
+    """N-T2 ("il s'expose à un duel"): the duel does not hang on the mover's word alone; whoever
+    stands on the space may call it. The mover stays the attacker (N-D1: the red die)."""
+    state = put(put(tops(playing(players=4), "gain_ketchup"), 2, location=F2), 3, location=F2)
+    after, _ = do(moving(state), seat(1), "stop", spaces=2, at=F2)
+    assert [c for c in GAME.actions(after, seat(2)) if c.name == "duel"] == [Command("duel", {"seat": 2})]
+    assert "duel" not in [c.name for c in GAME.actions(after, seat(4))], "seat 4 is elsewhere"
+    assert no(after, seat(4), "duel", seat=4) == "not_on_that_space"
+    assert no(after, seat(2), "duel", seat=3) == "bad_arguments", "a caller names only themselves"
+    assert no(after, seat(2), "skip") == "waiting_for", "only the mover may say nobody is there"
+    rolls = [duel_die(1, 1, 1, "red", 4), duel_die(1, 1, 2, "black", 1)]
+    called, events = do(after, seat(2), "duel", rolls, seat=2)
+    assert events[0].type == "duel_begun" and events[0].data == {"attacker": 1, "defender": 2, "at": F2}
+    assert called.duel is not None and called.duel["dice"] == {"1": "red", "2": "black"}
+    assert called.duel["winner"] == 1
+
+
 def test_n_t2_skipping_the_duel_draws_the_fate_card_of_the_space() -> None:
     state = moving(put(put(calm(), 2, location=F3), 1, location=F1))
     state, _ = do(state, seat(1), "stop", spaces=1, at=F3)
@@ -616,6 +633,38 @@ def test_n_f3_choose_one_display_card_then_the_display_is_refilled() -> None:
     assert full.current == 2, "a full hand cannot take the card: nothing to ask"
 
 
+def dry_deck() -> NuitState:
+    """Six players, seat 1 to play, the magic deck used up and the display one card short (it was
+    last taken from when the deck was empty)."""
+    state = tops(playing(players=6), "gain_ketchup")
+    hands = [(13, 0, 1, 2, 3), (4, 5, 6, 7, 8), (11, 12, 14, 15, 16), (17, 18, 19, 20, 21), (22, 23, 24, 25),
+             (26, 27, 28, 29)]
+    players = tuple(replace(p, hand=hand) for p, hand in zip(state.players, hands, strict=True))
+    state = replace(state, players=players, deck=(), display=(9, 10), magic_seen=frozenset(range(30)))
+    assert_conserved(state)
+    return state
+
+
+def test_n_l4_a_card_played_onto_an_empty_deck_comes_straight_up_to_the_display() -> None:
+    """N-L4 ("Les joueurs font en sorte qu'il y ait toujours 3 cartes magiques"): the display
+    holds three cards whenever the deck has any, not only after a take."""
+    state, events = do(moving(dry_deck()), seat(1), "play", card=13, spaces=1)
+    assert types(events) == ["magic_played", "display_refilled"]
+    assert state.display == (9, 10, 13) and state.deck == ()
+    cashed, events = do(dry_deck(), seat(2), "cash", card=4)
+    assert types(events)[:2] == ["magic_played", "display_refilled"] and cashed.display == (9, 10, 4)
+
+
+def test_n_l4_cards_given_back_to_an_empty_deck_refill_the_display() -> None:
+    state = on_top(dry_deck(), F1, "lose_magic")
+    state, events = do(moving(state), seat(1), "stop", spaces=1, at=F1)
+    count = asked(events)["count"]
+    given = list(state.player(1).hand[:count])
+    state, events = do(state, seat(1), "give_back", cards=given)
+    assert types(events)[:2] == ["magic_returned", "display_refilled"]
+    assert state.display == (9, 10, given[0]) and state.deck == tuple(given[1:])
+
+
 def test_n_f4_the_printed_bottles_capped_at_eight() -> None:
     state, _ = fated("gain_ketchup", F3)
     assert state.player(1).bottles == 7
@@ -804,12 +853,29 @@ def test_n_c4a_a_bridge_card_leaves_and_counts_as_a_magic_card_of_the_move() -> 
     state = below(hand=[16, 13, 14, 15])
     state, events = do(state, seat(1), "move", way="bridge", card=16)
     assert types(events) == ["move_begun", "magic_played", "oubliettes_left"]
-    assert state.move["played"] == 1 and state.deck[-1] == 16 and state.bridges == 0
+    assert state.move["played"] == 1 and state.deck[-1] == 16 and state.bridges == 1
     state, _ = do(state, seat(1), "play", card=13, spaces=1)
     state, _ = do(state, seat(1), "play", card=14, spaces=1)
     assert no(state, seat(1), "play", card=15, spaces=1) == "magic_limit"
     state, _ = do(state, seat(1), "stop", spaces=1, at=F1)
     assert state.player(1).location == F1
+
+
+def test_n_c4a_the_bridge_that_leaves_the_oubliettes_is_on_the_board() -> None:
+    """N-C4a with N-T1: the bridge card played to leave places a bridge, which counts towards the
+    two that must be on the board before one may be moved; with both already placed it moves one."""
+    state = below(hand=[16, 17, 18])
+    state, _ = do(state, seat(1), "move", way="bridge", card=16)
+    assert state.bridges == 1
+    assert no(state, seat(1), "play", card=17, use="move") == "bridges_not_on_board"
+    state, _ = do(state, seat(1), "play", card=17, use="place")
+    assert state.bridges == 2
+    assert no(state, seat(1), "play", card=18, use="place") == "bridges_on_board"
+    state, events = do(state, seat(1), "play", card=18, use="move")
+    assert state.bridges == 2 and events[0].data["use"] == "move"
+    both = replace(below(hand=[19]), bridges=2)
+    both, _ = do(both, seat(1), "move", way="bridge", card=19)
+    assert both.bridges == 2, "there are only two bridges"
 
 
 def test_n_c4b_the_bribe_pays_four_bottles() -> None:

@@ -292,7 +292,7 @@ def play_checked(seed: int, tally: Tally, *more: Check) -> Played:
         elif event.type == "hunt_laid":
             tally.seen["hunt_laid:taken" if event.data["taken"] else "hunt_laid:from_hand"] += 1
             tally.seen["hunt_laid:replaced"] += event.data["replaced"] is not None
-            if event.data["taken"] and all(CARDS[c].joker for c in event.data["taken"]["cards"] + event.data["cards"]):
+            if event.data["taken"] and all(CARDS[c].joker for c in event.data["taken"]["cards"]):
                 tally.seen["hunt_laid:jokers_of_a_location"] += 1
         elif event.type == "card_discarded":
             tally.seen["card_discarded:joker"] += CARDS[event.data["card"]].joker
@@ -336,7 +336,8 @@ def test_random_complete_games_keep_the_cards_score_every_round_and_leak_nothing
         assert tally.seen[situation] > 0, f"random play never reached {situation}"
     for wrong in ("refused:not_in_hand", "refused:hunt_too_small", "refused:hunt_mixed_colours",
                   "refused:hunt_replaces", "refused:wrong_location", "refused:waiting_for", "refused:not_now",
-                  "refused:location_empty", "refused:bad_arguments", "refused:joker_needs_location"):
+                  "refused:location_empty", "refused:bad_arguments", "refused:joker_needs_location",
+                  "refused:hunt_only_jokers", "take_jokers_only"):
         assert tally.tried[wrong] > 0, f"no illegal command was refused with {wrong}"
     if chunk == 0:
         for varied in ("players=3", "players=5", "hunts_per_turn=2", "hunts_per_turn=6",

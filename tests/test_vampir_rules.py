@@ -442,19 +442,26 @@ def test_ambiguity_4_the_taken_cards_cannot_be_left_out_of_the_hunt() -> None:
     assert state.piles["red"] == ()
 
 
-def test_ambiguity_5_jokers_taken_from_a_location_count_as_its_colour() -> None:
+def test_ambiguity_5_jokers_taken_from_a_location_count_as_its_colour_but_never_alone() -> None:
+    """Ambiguity 5 (updated from the original's "ne peut pas avoir que des cartes joker"): a
+    location's jokers are its colour, but a hunt still needs one card of that colour that is not a
+    joker: a pile of jokers only is taken with at least one such card from hand."""
     state = arrange(new_game(), hands={1: [GREEN[0], GREY[0], JOKER[3], RED[0]]}, piles={"red": JOKER[:3]})
-    taken, events = play(state, seat(1), "take", location="red", cards=[])
+    assert refuse(state, seat(1), "take", location="red", cards=[]) == "hunt_only_jokers"
+    assert refuse(state, seat(1), "take", location="red", cards=tok(JOKER[3])) == "hunt_only_jokers"
+    assert refuse(state, seat(1), "take", location="red", cards=tok(GREEN[0])) == "hunt_wrong_colour"
+    taken, events = play(state, seat(1), "take", location="red", cards=tok(RED[0]))
     (hunt,) = taken.player(1).hunts
-    assert (hunt.colour, hunt.jokers, hunt.heads, hunt.size) == ("red", 3, 3, 3)
+    assert (hunt.colour, hunt.one, hunt.jokers, hunt.heads, hunt.size) == ("red", 1, 3, 4, 4)
     assert events[0].data["colour"] == "red"
     assert VAMPIR.view(taken, TABLE)["players"][0]["hunts"][0]["colour"] == "red"
-    assert refuse(state, seat(1), "take", location="red", cards=tok(GREEN[0])) == "hunt_wrong_colour"
     with_joker, _ = play(state, seat(1), "take", location="red", cards=tok(JOKER[3], RED[0]))
     assert with_joker.player(1).hunts[0].heads == 5
     one = arrange(new_game(), hands={1: [JOKER[1], JOKER[2], GREEN[0]]}, piles={"grey": [JOKER[0]]})
-    one, _ = play(one, seat(1), "take", location="grey", cards=tok(JOKER[1], JOKER[2]))
-    assert one.player(1).hunt("grey") is not None and one.player(1).hunt("grey").jokers == 3
+    assert refuse(one, seat(1), "take", location="grey", cards=tok(JOKER[1], JOKER[2])) == "hunt_only_jokers"
+    mixed = arrange(new_game(), hands={1: [GREEN[0]]}, piles={"red": [JOKER[0], RED[0], JOKER[1]]})
+    mixed, _ = play(mixed, seat(1), "take", location="red", cards=[])
+    assert mixed.player(1).hunt("red") is not None, "a red card in the pile makes the jokers a hunt"
 
 
 # -- V-H1..V-H3: hunts ---------------------------------------------------------------------------
@@ -467,7 +474,9 @@ def test_v_h1_three_cards_of_one_colour_jokers_may_fill_in_but_never_alone() -> 
     assert hunt_refusal(None, [RED[0], RED[1], GREEN[0]]).code == "hunt_mixed_colours"
     assert hunt_refusal(None, JOKER[:3]).code == "hunt_only_jokers"
     assert hunt_refusal("green", RED[:3]).code == "hunt_wrong_colour"
-    assert hunt_refusal("red", [], JOKER[:3]) is None, "jokers taken from a location are its colour"
+    assert hunt_refusal("red", [], JOKER[:3]).code == "hunt_only_jokers", "taken jokers are never a hunt alone"
+    assert hunt_refusal("red", [RED[0]], JOKER[:3]) is None, "jokers taken from a location are its colour"
+    assert hunt_refusal("red", [], [JOKER[0], RED[1], JOKER[1]]) is None
     assert hunt_refusal("red", [RED[0]], [starter("red")]).code == "hunt_too_small"
 
 

@@ -117,12 +117,14 @@ def legal(state: VampirState, actor: Viewer, command: Command) -> bool:
                 return False
             colours = {CARDS[c].colour for c in cards} - {None}
             return len(colours) == 1 and len(cards) >= 3 and _may_lay(state, me, colours.pop(), args)
-        # take, V-T2: the whole pile and cards of its colour or jokers; its jokers count as its colour.
+        # take, V-T2: the whole pile and cards of its colour or jokers; its jokers count as its colour,
+        # but jokers are never a hunt alone (ambiguity 5).
         location = args.get("location")
         if stage != "choose" or location not in COLOURS or not state.piles[location]:
             return False
         cards = named_cards(state, me, args.get("cards", []))
         return cards is not None and all(CARDS[c].colour in (None, location) for c in cards) \
+            and any(CARDS[c].colour == location for c in [*cards, *state.piles[location]]) \
             and len(cards) + len(state.piles[location]) >= 3 and _may_lay(state, me, location, args)
     if name == "choose_starter":
         chosen = args.get("seat")
@@ -174,21 +176,18 @@ def turn_move(state: VampirState, rnd: random.Random) -> Command:
     held = {h.colour for h in player.hunts}
     hunts = [colour for colour in _hunt_colours(player.hand) if colour not in held or rnd.random() < 0.3]
     if state.stage == "choose":
+        # A pile of jokers alone is taken with at least one card of its colour from hand (ambiguity 5).
         takes = [colour for colour in COLOURS if state.piles[colour]
                  and len(state.piles[colour]) + sum(CARDS[c].colour == colour for c in player.hand) + len(jokers) >= 3
+                 and any(CARDS[c].colour == colour for c in [*state.piles[colour], *player.hand])
                  and (colour not in held or rnd.random() < 0.3)]
-        # A pile of jokers alone is taken with jokers alone: a hunt of the location's colour (ambiguity 5).
-        of_jokers = [colour for colour in takes if all(CARDS[c].joker for c in state.piles[colour])
-                     and len(state.piles[colour]) + len(jokers) >= 3]
-        if of_jokers and rnd.random() < 0.8:
-            colour = rnd.choice(of_jokers)
-            cards = _hunt_from(rnd, [], jokers, 3 - len(state.piles[colour]), False)
-            return Command("take", _with_replace(state, rnd, colour, {"location": colour,
-                                                                     "cards": tokens(state, cards)}))
-        if takes and rnd.random() < 0.4:
-            colour = rnd.choice(takes)
+        of_jokers = [colour for colour in takes if all(CARDS[c].joker for c in state.piles[colour])]
+        chosen = of_jokers if of_jokers and rnd.random() < 0.8 else takes if takes and rnd.random() < 0.4 else []
+        if chosen:
+            colour = rnd.choice(chosen)
             own = [c for c in player.hand if CARDS[c].colour == colour]
-            cards = _hunt_from(rnd, own, jokers, 3 - len(state.piles[colour]), False)
+            coloured = colour in of_jokers
+            cards = _hunt_from(rnd, own, jokers, 3 - len(state.piles[colour]), coloured)
             return Command("take", _with_replace(state, rnd, colour, {"location": colour,
                                                                      "cards": tokens(state, cards)}))
         return Command("draw")
@@ -350,6 +349,9 @@ def illegal_move(state: VampirState, rnd: random.Random) -> tuple[str, Viewer, C
                 if pile and others:
                     wrong.append(("take_other_colour", seat(me), Command("take", {
                         "location": location, "cards": tokens(state, others[:1] + hand), "replace": True})))
+                if pile and all(CARDS[c].joker for c in pile):
+                    wrong.append(("take_jokers_only", seat(me), Command("take", {
+                        "location": location, "cards": tokens(state, jokers), "replace": True})))
                 if pile and len(pile) < 3:
                     wrong.append(("take_too_small", seat(me), Command("take", {"location": location, "cards": [],
                                                                                "replace": True})))

@@ -79,8 +79,10 @@ def is_up(state: GarlicState, where: tuple[int, int]) -> bool:
     return state.player(where[0]).slots[where[1]].up
 
 
-def others_face_down(state: GarlicState, seat: int) -> int:
-    return sum(len(p.face_down()) for p in state.players if p.seat != seat)
+def face_up_swap_allowed(state: GarlicState, slapper: int) -> bool:
+    """Ambiguity 8, read literally: the moon's face-up swap is the fallback for when no other
+    player has a face-down card (one coffin elsewhere can still be swapped with the slapper's own)."""
+    return not any(p.face_down() for p in state.players if p.seat != slapper)
 
 
 def _target(state: GarlicState, actor: int, kind: str, args: Mapping[str, Any]
@@ -108,8 +110,8 @@ def _target(state: GarlicState, actor: int, kind: str, args: Mapping[str, Any]
 
 def _moon_pair(state: GarlicState, actor: int, args: Mapping[str, Any]
                ) -> tuple[tuple[tuple[int, int], tuple[int, int]] | None, Rejection | None]:
-    """S-S7 and ambiguity 8: two coffins anywhere, or, when the others have fewer than two coffins,
-    two face-up cards of two different players (the slapper's own display allowed)."""
+    """S-S7 and ambiguity 8: two coffins anywhere, or, when no other player has a coffin, two
+    face-up cards of two different players (the slapper's own display allowed)."""
     raw_a, raw_b = args.get("a"), args.get("b")
     if not (isinstance(raw_a, list | tuple) and isinstance(raw_b, list | tuple) and len(raw_a) == len(raw_b) == 2):
         return None, Rejection("bad_card")
@@ -120,7 +122,7 @@ def _moon_pair(state: GarlicState, actor: int, args: Mapping[str, Any]
     if up_a != up_b:
         return None, Rejection("moon_same_side")
     if up_a:
-        if others_face_down(state, actor) >= 2:
+        if not face_up_swap_allowed(state, actor):
             return None, Rejection("moon_face_down_first")
         if a[0] == b[0]:
             return None, Rejection("moon_two_players")
@@ -213,7 +215,7 @@ def _validate_slapper(state: GarlicState, actor: Viewer, name: str, args: Mappin
             face = args.get("face")
             if face not in ("down", "up"):
                 return Rejection("bad_arguments", {"detail": "face"})
-            if face == "up" and others_face_down(state, slapper) >= 2:
+            if face == "up" and not face_up_swap_allowed(state, slapper):
                 return Rejection("moon_face_down_first")
             return None
         pair, rejection = _moon_pair(state, slapper, args)

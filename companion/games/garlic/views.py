@@ -12,7 +12,7 @@ from typing import Any
 
 from companion.games.base import Command, Event, Secret, Viewer
 from companion.games.garlic.options import DEFAULTS, UNVERIFIED
-from companion.games.garlic.rules import deadline, is_up, others_face_down
+from companion.games.garlic.rules import deadline, face_up_swap_allowed, is_up
 from companion.games.garlic.state import BAT_KINDS, CLAIM_KINDS, GarlicState, Player
 from companion.games.lines import log_line
 from companion.games.picture import shared_picture
@@ -90,7 +90,7 @@ def _build_picture(state: GarlicState) -> dict[str, Any]:
         "unverified": [key for key in UNVERIFIED if options[key] == DEFAULTS[key]
                        and not (key == "deck" and options["deck_counted"])],
         "moon_face_up_allowed": state.phase == "moon" and state.turn.get("seat") is not None
-        and others_face_down(state, state.turn["seat"]) < 2,
+        and face_up_swap_allowed(state, state.turn["seat"]),
     }
     return picture
 

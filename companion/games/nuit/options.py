@@ -19,6 +19,8 @@ MAX_PLAYERS = 6
 BOTTLES = 60
 """Ketchup bottles in the box [seed]: players' bottles plus the reserve always make 60."""
 TOWERS = 5
+BRIDGES = 2
+"""N-S3: the box's two bridges; one may be moved only once both are on the board."""
 FATE_COLOURS = 3
 
 FATE_KINDS = ("lose_magic", "lose_ketchup", "choose_magic", "gain_ketchup", "flying_vampire")

@@ -21,7 +21,7 @@ from typing import Any
 from companion.fairness.rng import RandomSource, shuffled
 from companion.fairness.sealed import seal
 from companion.games.base import Event, Rejection, SeatInfo
-from companion.games.nuit.options import BOTTLES, FATE_COLOURS, TOWERS
+from companion.games.nuit.options import BOTTLES, BRIDGES, FATE_COLOURS, TOWERS
 from companion.games.nuit.state import (
     ONION,
     OUBLIETTES,
@@ -246,6 +246,10 @@ class _NoRandom:
         raise AssertionError(f"a ledger primitive asked for a random draw ({purpose})")
 
 
+_UNDER_THE_DECK = ("magic_played", "magic_returned")
+"""The events that put magic cards under the deck (N-L3)."""
+
+
 class _Story(Story[NuitState]):
     """The events of one command, each applied as soon as it is told (see story.py)."""
 
@@ -259,6 +263,12 @@ class _Story(Story[NuitState]):
         for event in outcome:
             self.tell(event.type, event.data, event.reveals)
         return None
+
+    def tell(self, kind: str, data: Mapping[str, Any], reveals: bool = False) -> None:
+        super().tell(kind, data, reveals)
+        if kind in _UNDER_THE_DECK:
+            # The deck may have been empty with a short display: it is never left short (N-L4).
+            self.refill()
 
     def refill(self) -> None:
         """N-L4: the display back to display_magic cards, while the deck has any."""
@@ -412,7 +422,8 @@ def _magic_played(state: NuitState, data: Mapping[str, Any]) -> NuitState:
     if data["counted"]:
         changes["move"] = {**state.move, "played": state.move.get("played", 0) + 1,
                            "tempo": state.move.get("tempo", 0) + data.get("spaces", 0)}
-    if data.get("use") == "place":
+    if data.get("use") == "place" or (data.get("use") == "escape" and state.bridges < BRIDGES):
+        # N-C4a: the bridge card that leaves the oubliettes places a bridge (or moves one of the two).
         changes["bridges"] = state.bridges + 1
     if state.duel is not None and data["kind"].startswith("duel_"):
         played = {**state.duel["played"], str(data["seat"]): [*state.duel["played"][str(data["seat"])], card]}

@@ -22,7 +22,7 @@ from typing import Any
 
 from companion.fairness.rng import RandomSource
 from companion.games.base import Command, Event, Rejection, Viewer
-from companion.games.nuit.options import ELIXIRS
+from companion.games.nuit.options import BRIDGES, ELIXIRS
 from companion.games.nuit.rules import (
     _Story,
     draw_fate,
@@ -278,6 +278,8 @@ class _Order:
     """The stages in which it may be sent; empty: at any moment of the turns."""
     check: Callable[[NuitState, int, Args], Rejection | None]
     tell: Callable[[_Turn, int, Args], None]
+    anyone: bool = False
+    """Any player may send it in its stages (its check says who may), not only the awaited one."""
 
 
 def _ok(state: NuitState, seat: int, args: Args) -> Rejection | None:
@@ -343,8 +345,8 @@ def _check_play(state: NuitState, seat: int, args: Args) -> Rejection | None:
         if use not in BRIDGE_USES:
             return Rejection("bad_arguments", {"detail": "use"})
         if use == "place":
-            return Rejection("bridges_on_board") if state.bridges >= 2 else None
-        return None if state.bridges >= 2 else Rejection("bridges_not_on_board")
+            return Rejection("bridges_on_board") if state.bridges >= BRIDGES else None
+        return None if state.bridges >= BRIDGES else Rejection("bridges_not_on_board")
     victim, taken = args.get("from"), args.get("take")
     if not whole(victim) or victim == seat or not state.seated(victim):
         return Rejection("choose_other_player")
@@ -449,14 +451,20 @@ def _tell_stop(story: _Turn, seat: int, args: Args) -> None:
 
 
 def _check_duel(state: NuitState, seat: int, args: Args) -> Rejection | None:
-    other = args.get("seat")
-    if not whole(other) or other not in state.turn.get("seats", []):
-        return Rejection("not_on_that_space")
-    return None
+    """N-T2: the mover names whom they meet; a player standing on the space may call the duel
+    themselves, so it never rests on the mover's word alone."""
+    other, met = args.get("seat"), state.turn.get("seats", [])
+    if seat != state.turn["seat"]:
+        if seat not in met:
+            return Rejection("not_on_that_space")
+        return None if whole(other) and other == seat else Rejection("bad_arguments", {"detail": "seat"})
+    return None if whole(other) and other in met else Rejection("not_on_that_space")
 
 
 def _tell_duel(story: _Turn, seat: int, args: Args) -> None:
-    story.tell("duel_begun", {"attacker": seat, "defender": args["seat"], "at": story.state.turn["at"]})
+    # N-D1: the moving player attacks (the red die), whoever called the duel.
+    story.tell("duel_begun", {"attacker": story.state.turn["seat"], "defender": args["seat"],
+                              "at": story.state.turn["at"]})
     story.duel_on()
 
 
@@ -583,7 +591,7 @@ ORDERS: dict[str, _Order] = {
     "cash": _Order((), _check_cash, _tell_cash),
     "take": _Order(("moving", "split", "pick", "reward"), _check_take, _tell_take),
     "stop": _Order(("moving",), _check_stop, _tell_stop),
-    "duel": _Order(("meet",), _check_duel, _tell_duel),
+    "duel": _Order(("meet",), _check_duel, _tell_duel, anyone=True),
     "duel_card": _Order(("duel",), _check_duel_card, _tell_duel_card),
     "ready": _Order(("duel",), _ok, _tell_ready),
     "push": _Order(("push",), _check_push, _tell_push),
@@ -630,7 +638,7 @@ def validate(state: NuitState, actor: Viewer, command: Command) -> Rejection | N
         if state.stage() not in order.stages:
             return Rejection("not_now")
         waiting = waiting_for(state)
-        if actor.seat not in waiting:
+        if actor.seat not in waiting and not order.anyone:
             duel = state.duel
             if state.stage() == "duel" and duel and actor.seat in (duel["attacker"], duel["defender"]):
                 return Rejection("already_ready")

@@ -152,6 +152,8 @@ def actions(state: NuitState, viewer: Viewer) -> list[Command]:
         return []
     commands = [Command("cash", {"card": c}) for c in state.player(me).hand if state.magic[c].kind in ELIXIRS]
     if me not in waiting_for(state):
+        if state.stage() == "meet" and me in state.turn.get("seats", []):
+            commands.insert(0, Command("duel", {"seat": me}))  # N-T2: standing there, call the duel
         return commands
     return _stage_commands(state, me) + commands
 

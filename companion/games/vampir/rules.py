@@ -64,18 +64,19 @@ def begin_round(state: VampirState, rng: RandomSource, round_number: int) -> lis
 def hunt_refusal(colour: str | None, cards: Iterable[int], taken: Sequence[int] = ()) -> Rejection | None:
     """Why these cards are no hunt (None when they are one): at least MIN_HUNT cards, one colour
     plus jokers, never jokers alone (V-H1). The cards `taken` from a location all belong to it, its
-    jokers counting as its colour (ambiguity 5), so `colour` is then the location's."""
+    jokers counting as its colour, so `colour` is then the location's; but jokers taken are no more
+    a hunt alone than jokers from hand (ambiguity 5)."""
     chosen = list(cards)
     colours = {CARDS[c].colour for c in chosen if not CARDS[c].joker}
     if len(colours) > 1:
         return Rejection("hunt_mixed_colours")
     if colour is not None and colours and colours != {colour}:
         return Rejection("hunt_wrong_colour", {"colour": colour})
+    if not colours and all(CARDS[c].joker for c in taken):
+        return Rejection("hunt_only_jokers")
     size = len(chosen) + len(taken)
     if size < MIN_HUNT:
         return Rejection("hunt_too_small", {"min": MIN_HUNT, "size": size})
-    if not colours and not taken:
-        return Rejection("hunt_only_jokers")
     return None
 
 
