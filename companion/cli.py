@@ -180,7 +180,9 @@ def hw_test(args: argparse.Namespace) -> int:
 
 
 def install_service(args: argparse.Namespace) -> int:
-    from companion.deploy import Machine, Request, install, print_unit, remove
+    from companion.deploy.commands import install, print_unit, remove
+    from companion.deploy.machine import Machine
+    from companion.deploy.request import Request
 
     request = Request(name=args.name, user=args.user, data=args.data, config=args.config, host=args.host,
                       port=args.port)

@@ -19,7 +19,7 @@ DEFAULT_LANGUAGE = "en"
 def catalogue(lang: str) -> Mapping[str, Any]:
     if lang not in LANGUAGES:
         lang = DEFAULT_LANGUAGE
-    text = resources.files("companion.web").joinpath("translations", f"{lang}.json").read_text("utf-8")
+    text = resources.files("companion.frontend").joinpath("translations", f"{lang}.json").read_text("utf-8")
     return json.loads(text)
 
 

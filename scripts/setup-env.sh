@@ -1,5 +1,5 @@
 # Sourced by ./run and ./test: makes .venv at the repository root and installs the package into it.
-# Re-running is cheap: pip runs only when pyproject.toml changed since the last install.
+# Re-running is cheap: pip runs only when pyproject.toml or setup.py changed since the last install.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -41,7 +41,7 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 
 stamp="$VENV/.installed"
-hash="$(sha256sum "$ROOT/pyproject.toml" | cut -d' ' -f1)"
+hash="$(cat "$ROOT/pyproject.toml" "$ROOT/setup.py" | sha256sum | cut -d' ' -f1)"
 installed="$(cat "$stamp" 2>/dev/null || true)"
 current=""
 case "$installed" in

@@ -38,11 +38,13 @@ class ServiceProcess:
     pipe nobody reads fills up and stalls a long-running service). `preexec` runs in the child
     before exec (a resource limit, say); `source` puts another copy of the companion package first
     on the path (a modified one, to see a test fail); `cwd` is where it runs (and looks for a
-    companion.toml)."""
+    companion.toml); `program` is the companion program it runs (another venv's, say), by default
+    this interpreter's `-m companion`."""
 
     def __init__(self, data: Path, port: int | None = None, extra: tuple[str, ...] = (),
                  log_path: Path | None = None, preexec: Callable[[], None] | None = None,
-                 source: Path | None = None, cwd: Path | None = None) -> None:
+                 source: Path | None = None, cwd: Path | None = None,
+                 program: tuple[str, ...] = (sys.executable, "-m", "companion")) -> None:
         self.data = data
         self.port = port or free_port()
         self.base = f"http://127.0.0.1:{self.port}"
@@ -51,6 +53,7 @@ class ServiceProcess:
         self.preexec = preexec
         self.source = source
         self.cwd = cwd
+        self.program = program
         self.proc: subprocess.Popen[str] | None = None
         self._log: IO[str] | None = None
 
@@ -62,7 +65,7 @@ class ServiceProcess:
         if self.log_path is not None:
             self._log = output = open(self.log_path, "a", errors="replace")  # noqa: SIM115 - closed by stop/kill
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "companion", "serve", "--host", "127.0.0.1", "--port", str(self.port),
+            [*self.program, "serve", "--host", "127.0.0.1", "--port", str(self.port),
              "--data", str(self.data), "--quiet", *self.extra],
             stdout=output, stderr=output, text=True, env=env, preexec_fn=self.preexec, cwd=self.cwd,
         )

@@ -9,7 +9,8 @@ import pytest
 
 from companion.i18n import LANGUAGES, catalogue, error_message, pick_language
 
-PACKAGE = Path(__file__).resolve().parent.parent / "companion"
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "companion"
 
 
 def codes_in_source() -> set[str]:
@@ -42,9 +43,9 @@ def test_both_languages_have_the_same_sentences(section: str) -> None:
 
 def test_every_ui_string_the_pages_use_exists() -> None:
     used = set()
-    for page in (PACKAGE / "web" / "templates").glob("*.html"):
+    for page in (ROOT / "web" / "templates").glob("*.html"):
         used |= set(re.findall(r"ui\.(\w+)", page.read_text()))
-    for script in (PACKAGE / "web" / "static").glob("*.js"):
+    for script in (ROOT / "web" / "static").glob("*.js"):
         used |= set(re.findall(r"ui\.(\w+)", script.read_text()))
     assert used and used <= set(catalogue("en")["ui"])
 

@@ -15,20 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from companion.deploy import (
-    MARKER,
-    Account,
-    DeployError,
-    Machine,
-    Request,
-    UnitChoices,
-    exec_arg,
-    install,
-    print_unit,
-    remove,
-    render_unit,
-    resolve,
-)
+from companion.deploy.commands import install, print_unit, remove
+from companion.deploy.machine import Account, Machine
+from companion.deploy.request import DeployError, Request, resolve
+from companion.deploy.unit import MARKER, UnitChoices, exec_arg, render_unit
 from companion.errors import ConfigError
 from tests.service_process import companion
 

@@ -40,7 +40,7 @@ from tests.test_nuit_rules import (
 RED = [1, 2, 2, 3, 3, 4]
 BLACK = [1, 1, 2, 2, 3, 3]
 FACES = {"red": RED, "black": BLACK}
-ERRORS = set(json.loads(Path("companion/web/translations/en.json").read_text(encoding="utf-8"))["error"])
+ERRORS = set(json.loads(Path("web/translations/en.json").read_text(encoding="utf-8"))["error"])
 F1, F2, F3 = "fate-1", "fate-2", "fate-3"
 Draws = Sequence[tuple[str, int]]
 

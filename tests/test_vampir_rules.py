@@ -35,7 +35,7 @@ from companion.games.vampir.state import CARDS, STARTERS, Hunt, VampirState
 from tests.conftest import SeededRandomSource
 
 NAMES = {1: "Ada", 2: "Ben", 3: "Cyd", 4: "Dee", 5: "Eve"}
-ERRORS = set(json.loads(Path("companion/web/translations/en.json").read_text(encoding="utf-8"))["error"])
+ERRORS = set(json.loads(Path("web/translations/en.json").read_text(encoding="utf-8"))["error"])
 JOKER = [c.number for c in CARDS if c.joker]
 VIEWERS = [TABLE, HOST, seat(1), seat(2), seat(3)]
 

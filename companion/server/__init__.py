@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from importlib import resources
 from typing import Any
 
 from flask import Flask, Response, request
@@ -18,7 +19,8 @@ def create_app(service: Service, base_url: str, test_config: Mapping[str, Any] |
     """The WSGI app for one running service; nothing is opened here, the service already is."""
     from companion.server import api, buttons, pages
 
-    app = Flask(__name__, template_folder="../web/templates", static_folder="../web/static")
+    frontend = resources.files("companion.frontend")
+    app = Flask(__name__, template_folder=str(frontend / "templates"), static_folder=str(frontend / "static"))
     app.config.from_mapping(
         MAX_CONTENT_LENGTH=64 * 1024,
         BASE_URL=base_url,
