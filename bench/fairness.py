@@ -13,13 +13,13 @@ from pathlib import Path
 from companion.clock import MonotonicClock
 from companion.config import load_config
 from companion.fairness.drbg import SeededRandomSource, master_key
-from companion.fairness.verify import verify_export
 from companion.games.base import HOST, TABLE, Command
 from companion.games.registry import GAMES
 from companion.service import new_seed
 from companion.store import EventStore
 from companion.table.export import export_game
 from companion.table.session import Table, TableSettings
+from companion.table.verify import verify_export
 
 
 def main(rolls: int) -> None:

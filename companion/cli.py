@@ -285,7 +285,7 @@ def export(args: argparse.Namespace) -> int:
 
 
 def verify(args: argparse.Namespace) -> int:
-    from companion.fairness.verify import verify_export
+    from companion.table.verify import verify_export
 
     try:
         with open(args.export, encoding="utf-8") as fh:

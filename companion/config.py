@@ -2,7 +2,8 @@
 
 Every value has a default, so the service runs with no file at all. A wrong value stops the start
 with one line that names the key and the problem; an unknown key is an error too (a typo must not
-silently fall back to a default).
+silently fall back to a default). Each part keeps its own settings' value (the `[buttons]`
+section builds `companion.buzzers.configured.ButtonsConfig`), so nothing below the config imports it.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from companion.buzzers.configured import BUTTON_SOURCES, ButtonsConfig
 from companion.buzzers.wiring import BUTTON_GPIOS
 from companion.dice import Catalogue, build_catalogue
 from companion.errors import ConfigError
@@ -23,7 +25,6 @@ from companion.table.seating import MAX_SEATS, MIN_SEATS
 
 DEFAULT_CONFIG_NAME = "companion.toml"
 LANGUAGES = ("en", "fr")
-BUTTON_SOURCES = ("auto", "simulated", "gpio", "serial")
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,23 +42,6 @@ class TableConfig:
     language: str = "en"
     undo: UndoPolicy = "host_and_own"
     tray: str = "2d6"
-
-
-@dataclass(frozen=True, slots=True)
-class ButtonsConfig:
-    source: str = "auto"
-    """"auto": the configured GPIO pins and the buzzer box if one is plugged in, else simulated
-    buttons; "gpio"; "serial" (the buzzer box only, waited for if absent); "simulated"."""
-    gpio_pins: tuple[int, ...] = ()
-    """BCM numbers of the Pi's GPIO pins with a button to ground (one per player)."""
-    serial_port: str = ""
-    """The buzzer box's serial port (e.g. /dev/ttyACM0); empty: found by its USB vendor and product id."""
-    confirm_ms: float = 5.0
-    """A press must still be held this long after its first edge to count (else it is noise)."""
-    mask_ms: float = 50.0
-    """After a press, further edges of that pin are bounces for this long."""
-    stuck_s: float = 5.0
-    """A button held down this long is flagged stuck and ignored until released."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,9 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from companion.alarm import Scheduler, timer_scheduler
+from companion.buzzers.configured import open_sources
 from companion.buzzers.hub import ButtonHub
 from companion.buzzers.pairing import PAIRING_FILE, ButtonMap
-from companion.buzzers.sources import PressSource, Scheduler, open_sources, timer_scheduler
+from companion.buzzers.sources import PressSource
 from companion.clock import Clock, MonotonicClock
 from companion.config import Config
 from companion.errors import DataDirError

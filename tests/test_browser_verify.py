@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser
 
-from companion.fairness.verify import verify_export
 from companion.games.registry import GAMES
 from companion.table.session import Table
+from companion.table.verify import verify_export
 from tests.service_process import ServiceProcess
 from tests.test_verify import change_face, find, played, rehashed
 

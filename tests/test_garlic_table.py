@@ -8,7 +8,6 @@ import copy
 from typing import Any
 
 from companion.config import Config
-from companion.fairness.verify import verify_export
 from companion.games.base import HOST, TABLE, Command, seat
 from companion.games.garlic.options import COMBINATIONS
 from companion.games.garlic.state import GarlicState
@@ -16,6 +15,7 @@ from companion.games.registry import GAMES
 from companion.server import create_app
 from companion.service import Service, open_service
 from companion.table.export import export_game
+from companion.table.verify import verify_export
 from tests.conftest import Later, ManualClock
 from tests.test_verify import rehashed
 from tests.web_support import BASE, Web

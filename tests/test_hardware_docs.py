@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from companion.buzzers import protocol, wiring
-from companion.buzzers.serialbox import USB_IDS
+from companion.buzzers.boxports import USB_IDS
 from companion.cli import build_parser
 from companion.config import _SECTIONS as KNOWN_KEYS
 from companion.config import load_config

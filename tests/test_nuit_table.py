@@ -12,13 +12,13 @@ from typing import Any
 import pytest
 
 from companion.fairness.sealed import SealedFact, opens
-from companion.fairness.verify import verify_export
 from companion.games.base import HOST, TABLE, Command, seat
 from companion.games.nuit.rules import GAME_ID, SEAL_NAME
 from companion.games.nuit.turn import waiting_for
 from companion.games.registry import GAMES
 from companion.table.export import export_game
 from companion.table.session import Table
+from companion.table.verify import verify_export
 from tests.test_verify import rehashed
 
 PLAYERS = ("Ada", "Ben", "Cyd")

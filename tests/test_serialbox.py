@@ -12,10 +12,12 @@ from typing import Any
 import pytest
 
 from companion.buzzers import protocol as proto
-from companion.buzzers.serialbox import SerialBoxSource, find_box_ports, ladder_us
-from companion.buzzers.sources import Press, SimulatedSource, open_sources
+from companion.buzzers.boxlink import ladder_us
+from companion.buzzers.boxports import find_box_ports
+from companion.buzzers.configured import ButtonsConfig, open_sources
+from companion.buzzers.serialbox import SerialBoxSource
+from companion.buzzers.sources import Press, SimulatedSource
 from companion.clock import MonotonicClock
-from companion.config import ButtonsConfig
 from tests.fakebox import TICK_HZ, Edge, FakeBox, now_us
 
 
@@ -121,8 +123,8 @@ def test_a_second_hello_answering_a_late_request_is_not_a_restart(bench: Bench) 
 
 
 def test_a_box_that_never_says_hello_is_reported_and_tried_again_later(bench: Bench, monkeypatch) -> None:
-    monkeypatch.setattr("companion.buzzers.serialbox.HELLO_TIMEOUT_S", 0.3)
-    monkeypatch.setattr("companion.buzzers.serialbox.NO_ANSWER_RETRY_S", 0.3)
+    monkeypatch.setattr("companion.buzzers.boxlink.HELLO_TIMEOUT_S", 0.3)
+    monkeypatch.setattr("companion.buzzers.boxlink.NO_ANSWER_RETRY_S", 0.3)
     box = bench.box()
     box.muted = True
     source = bench.source(box)
@@ -439,11 +441,11 @@ def test_boxes_are_found_by_usb_ids(monkeypatch) -> None:
 
 def test_auto_takes_the_box_when_one_is_plugged_in_and_simulates_only_without_hardware(monkeypatch) -> None:
     clock = MonotonicClock()
-    monkeypatch.setattr("companion.buzzers.serialbox.find_box_ports", lambda usb_ids=(): [])
+    monkeypatch.setattr("companion.buzzers.boxports.find_box_ports", lambda usb_ids=(): [])
     assert [type(s) for s in open_sources(ButtonsConfig(), clock)] == [SimulatedSource]
     serial_only = open_sources(ButtonsConfig(source="serial"), clock)
     assert [(s.name, s.kind) for s in serial_only] == [("box", "serial")], "waited for, never simulated"
-    monkeypatch.setattr("companion.buzzers.serialbox.find_box_ports", lambda usb_ids=(): ["/dev/ttyACM0"])
+    monkeypatch.setattr("companion.buzzers.boxports.find_box_ports", lambda usb_ids=(): ["/dev/ttyACM0"])
     assert [(s.name, s.kind) for s in open_sources(ButtonsConfig(), clock)] == [("box", "serial")]
     assert [s.kind for s in open_sources(ButtonsConfig(source="simulated"), clock)] == ["simulated"]
 

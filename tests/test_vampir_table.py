@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
-from companion.fairness.verify import verify_export
 from companion.games.base import HOST, TABLE, Command, seat
 from companion.games.registry import GAMES
 from companion.games.vampir.rules import GAME_ID
 from companion.games.vampir.state import CARDS
 from companion.table.export import export_game
 from companion.table.session import Table
+from companion.table.verify import verify_export
 from tests.test_nuit_table import start_game, state_of
 from tests.test_verify import rehashed
 from tests.vampir_play import next_move, token

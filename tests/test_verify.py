@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 
 from companion.fairness.contributions import commitment_for
-from companion.fairness.verify import verify_export
 from companion.games.base import HOST, TABLE, Command, seat
 from companion.games.registry import GAMES
 from companion.store import RecordedEvent
 from companion.store.records import GENESIS
 from companion.table.export import export_game
 from companion.table.session import Table
+from companion.table.verify import verify_export
 from tests.service_process import companion
 
 

@@ -16,7 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from companion.buzzers.sources import ButtonHealth, HandlerSlot, Press, Scheduler, SourceHealth, timer_scheduler
+from companion.alarm import Scheduler, timer_scheduler
+from companion.buzzers.sources import ButtonHealth, HandlerSlot, Press, SourceHealth
 from companion.clock import Clock
 
 log = logging.getLogger(__name__)

@@ -15,11 +15,12 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
+from companion.alarm import Scheduler
 from companion.buzzers.lamps import LampDriver
 from companion.buzzers.pairing import ARM, ButtonMap, Target
 from companion.buzzers.phones import PhoneBuzzers, whole_ms
 from companion.buzzers.rounds import RoundKeeper
-from companion.buzzers.sources import Press, PressSource, Scheduler, SimulatedSource, SourceHealth
+from companion.buzzers.sources import Press, PressSource, SimulatedSource, SourceHealth
 from companion.clock import Clock
 from companion.games.base import TABLE, Rejection, Viewer
 from companion.store import RecordedEvent

@@ -16,17 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
-from companion.buzzers.sources import (
-    ButtonHealth,
-    Press,
-    PressSource,
-    SimulatedSource,
-    SourceHealth,
-    open_sources,
-)
+from companion.buzzers.configured import ButtonsConfig, open_sources
+from companion.buzzers.sources import ButtonHealth, Press, PressSource, SimulatedSource, SourceHealth
 from companion.buzzers.wiring import pin_of
 from companion.clock import Clock, MonotonicClock
-from companion.config import ButtonsConfig
 from companion.errors import CompanionError
 
 REORDER_MARGIN_US = 50_000

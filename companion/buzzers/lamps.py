@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from companion.games.base import seat_number
+from companion.games.reactions import ROUND_ARMED, ROUND_CANCELLED, ROUND_SETTLED
 from companion.store import RecordedEvent
 
 log = logging.getLogger(__name__)
@@ -64,11 +65,11 @@ def _who(rows: Iterable[Mapping[str, Any]]) -> Iterable[object]:
 def signal_for(event: RecordedEvent) -> Signal | None:
     """The lamps after a round event; None for events that leave them as they are."""
     data = event.data
-    if event.type == "round_armed":
+    if event.type == ROUND_ARMED:
         return Signal(every_lamp=True) if data.get("mode") == "hands_off" else DARK
-    if event.type in ("round_cancelled", "game_started", "game_ended"):
+    if event.type in (ROUND_CANCELLED, "game_started", "game_ended"):
         return DARK
-    if event.type != "round_settled":
+    if event.type != ROUND_SETTLED:
         return None
     decision = data.get("decision") or {}
     early = _seats(_who(decision.get("false_starts") or []))

@@ -14,11 +14,13 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from companion.alarm import Alarm, Scheduler
 from companion.buzzers import referee
 from companion.buzzers.referee import RoundSpec, RoundState, TimedPress
-from companion.buzzers.sources import Press, Scheduler
+from companion.buzzers.sources import Press
 from companion.clock import Clock
 from companion.games.base import SYSTEM, Command
+from companion.games.reactions import ROUND_ARMED, ROUND_CANCELLED, ROUND_SETTLED
 from companion.store import RecordedEvent
 from companion.table.session import Table
 
@@ -36,7 +38,6 @@ class RoundKeeper:
                  report_delay_us: Callable[[], int] = lambda: 0) -> None:
         self.table = table
         self.clock = clock
-        self.schedule = scheduler
         self.extra_grace_us = extra_grace_us
         """How long a press may still be in flight when the round opens (the slowest phone)."""
         self.report_delay_us = report_delay_us
@@ -47,8 +48,8 @@ class RoundKeeper:
         self.state: RoundState | None = None
         self._recent: deque[TimedPress] = deque(maxlen=256)
         self._late_until_us = 0
-        self._wake_due_us: int | None = None
-        self._wake_token: object = None
+        self._alarm = Alarm(clock, scheduler, self.settle_if_due)
+        """One timer at a time: a press per contestant must not start a timer thread each."""
         table.observers.append(self.on_events)
 
     def resume(self) -> None:
@@ -59,9 +60,9 @@ class RoundKeeper:
             return
         open_round: Mapping[str, Any] | None = None
         for record in self.table.store.read(run.game_id):
-            if record.type == "round_armed":
+            if record.type == ROUND_ARMED:
                 open_round = record.data
-            elif record.type in ("round_settled", "round_cancelled"):
+            elif record.type in (ROUND_SETTLED, ROUND_CANCELLED):
                 open_round = None
         if open_round is None:
             return
@@ -77,9 +78,9 @@ class RoundKeeper:
 
     def on_events(self, events: tuple[RecordedEvent, ...]) -> None:
         for event in events:
-            if event.type == "round_armed":
+            if event.type == ROUND_ARMED:
                 self._open(event.data)
-            elif event.type in ("round_settled", "round_cancelled", "game_ended"):
+            elif event.type in (ROUND_SETTLED, ROUND_CANCELLED, "game_ended"):
                 with self._lock:
                     self.round, self.state = None, None
                     self._late_until_us = self.clock.now_us() + LATE_WINDOW_US
@@ -90,14 +91,14 @@ class RoundKeeper:
                          data["penalty"], int(data["lockout_us"]))
         with self._lock:
             state = referee.arm(spec)
-            self._wake_due_us, self._wake_token = None, None  # an old round's timer wakes nobody
+            self._alarm.cancel()  # an old round's timer wakes nobody
             since = max(spec.armed_at_us - EARLY_WINDOW_US, self._late_until_us)
             for early in self._recent:
                 if since <= early.t_us:
                     state = referee.press(state, early)
             self.round, self.state = int(data["round"]), state
         if wake:
-            self._wake_at(referee.due_at_us(state))
+            self._alarm.bring_forward(referee.due_at_us(state))
 
     def on_press(self, press: Press, seat: int) -> None:
         """A press of `seat`'s button (any thread)."""
@@ -109,24 +110,7 @@ class RoundKeeper:
                 return
             self.state = referee.press(self.state, timed)
             due = referee.due_at_us(self.state)
-        self._wake_at(due)
-
-    def _wake_at(self, due_us: int) -> None:
-        """One timer at a time: a new one only when the decision became due sooner (each timer is
-        a thread; a press per contestant must not start one each)."""
-        with self._lock:
-            if self._wake_due_us is not None and self._wake_due_us <= due_us:
-                return
-            self._wake_due_us = due_us
-            token = self._wake_token = object()
-        self.schedule(max(0.0, (due_us - self.clock.now_us()) / 1_000_000), lambda: self._woken(token))
-
-    def _woken(self, token: object) -> None:
-        with self._lock:
-            if token is not self._wake_token:
-                return  # superseded by a sooner timer, or by the next round's
-            self._wake_due_us = None
-        self.settle_if_due()
+        self._alarm.bring_forward(due)  # a new timer only when the decision became due sooner
 
     def settle_if_due(self, force: bool = False) -> None:
         with self._lock:
@@ -135,13 +119,13 @@ class RoundKeeper:
             now = referee.due_at_us(self.state) if force else self.clock.now_us()
             decision = referee.decide(self.state, now)
             if decision is None:
-                # Woken early (a timer fired before the clock got there): try again when due.
+                # Not due yet (asked before the clock got there): try again when it is.
                 due = referee.due_at_us(self.state)
             else:
                 grace = self.state.spec.grace_us
                 number, self.round, self.state = self.round, None, None
         if decision is None:
-            self._wake_at(due)
+            self._alarm.bring_forward(due)
             return
         outcome = self.table.handle(SYSTEM, Command("settle", {
             "round": number, "decision": {**decision.to_json(), "grace_us": grace}}))

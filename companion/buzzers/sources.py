@@ -1,29 +1,18 @@
 """The press-source seam, gpiozero-style: every source turns button edges into `Press` values on
 the host timeline and reports its own health, so the service keeps running when one goes away.
+
+The sources themselves (gpio, serialbox, phones) import this module, never each other; which of
+them a table gets is decided above them all, in `configured`.
 """
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from companion.clock import Clock
-from companion.config import ButtonsConfig
-
-log = logging.getLogger(__name__)
-
-Scheduler = Callable[[float, Callable[[], None]], Any]
-"""Calls a function after a delay in seconds (threading.Timer in the service; a fake in tests)."""
-
-
-def timer_scheduler(delay_s: float, action: Callable[[], None]) -> threading.Timer:
-    timer = threading.Timer(delay_s, action)
-    timer.daemon = True
-    timer.start()
-    return timer
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,60 +142,3 @@ class UnavailableSource(HandlerSlot):
 
     def health(self) -> SourceHealth:
         return SourceHealth(self.name, self.kind, False, self.problem, 0)
-
-
-def open_sources(config: ButtonsConfig, clock: Clock, scheduler: Scheduler | None = None) -> list[PressSource]:
-    """The sources the config asks for. With no hardware configured (or none found), buttons are
-    simulated; a configured source that fails to open is reported, never fatal. "auto" takes the
-    buzzer box when one is plugged in, or when its port is configured (then waited for, with
-    simulated buttons until it is there at the start)."""
-    sources: list[PressSource] = []
-    if config.source in ("auto", "gpio") and config.gpio_pins:
-        sources.append(open_gpio(config, clock, scheduler))
-    box_found = config.source == "auto" and box_present(config)
-    if config.source == "serial" or box_found or (config.source == "auto" and config.serial_port):
-        sources.append(open_serial(config, clock))
-    hardware = box_found or any(s.health().healthy for s in sources)
-    if config.source == "simulated" or (config.source == "auto" and not hardware):
-        sources.append(SimulatedSource(clock))
-    return sources
-
-
-def box_present(config: ButtonsConfig) -> bool:
-    """Whether the buzzer box is there now: its configured port exists, or a serial port has one
-    of its USB ids."""
-    import os
-
-    from companion.buzzers.serialbox import find_box_ports
-
-    if config.serial_port:
-        return os.path.exists(config.serial_port)
-    try:
-        return bool(find_box_ports())
-    except Exception as err:  # no sysfs, a broken udev: carry on without the box
-        log.warning("could not look for a buzzer box: %s", err)
-        return False
-
-
-def open_serial(config: ButtonsConfig, clock: Clock, name: str = "box") -> PressSource:
-    """The buzzer box on USB serial (not started: its reader thread starts with `start`, and
-    keeps looking for the box until it is there)."""
-    from companion.buzzers.serialbox import SerialBoxSource
-
-    try:
-        return SerialBoxSource(clock, port=config.serial_port, name=name, confirm_ms=config.confirm_ms,
-                               mask_ms=config.mask_ms, stuck_s=config.stuck_s)
-    except Exception as err:  # pyserial missing or broken: say so and carry on
-        log.warning("buzzer box unavailable: %s", err)
-        return UnavailableSource(name, "serial", f"buzzer box unavailable: {err}")
-
-
-def open_gpio(config: ButtonsConfig, clock: Clock, scheduler: Scheduler | None = None) -> PressSource:
-    from companion.buzzers.gpio import GpioSource
-
-    try:
-        return GpioSource({f"{pin}": pin for pin in config.gpio_pins}, clock, scheduler=scheduler or timer_scheduler,
-                          confirm_s=config.confirm_ms / 1000, mask_s=config.mask_ms / 1000, stuck_s=config.stuck_s)
-    except Exception as err:  # no GPIO chip, pin busy, no permission: say so and carry on
-        log.warning("GPIO buttons unavailable: %s", err)
-        return UnavailableSource("gpio", "gpio", f"GPIO unavailable: {err}")

@@ -15,7 +15,7 @@ from typing import Any
 
 from companion.fairness.rng import RandomSource
 from companion.games.base import Command, Event, GameDefinition, OptionsError, Rejection, SeatInfo, Secret, Viewer
-from companion.games.reactions import with_round
+from companion.games.reactions import ROUND_ARMED, ROUND_CANCELLED, ROUND_SETTLED, with_round
 
 MODES = ("race", "hands_off")
 TIE_RULES = ("draw", "rearm")
@@ -86,13 +86,13 @@ def validate(state: QuizState, actor: Viewer, command: Command) -> Rejection | N
 def decide(state: QuizState, actor: Viewer, command: Command, rng: RandomSource) -> list[Event]:
     if command.name == "arm":
         opts = state.options
-        return [Event("round_armed", {
+        return [Event(ROUND_ARMED, {
             "round": state.round + 1, "at_us": command.at_us, "mode": command.args.get("mode", "race"),
             "window_us": int(opts["window_s"] * 1_000_000), "grace_us": int(opts["grace_ms"] * 1000),
             "penalty": opts["false_start"], "lockout_us": opts["lockout_ms"] * 1000,
         })]
     if command.name == "cancel_round":
-        return [Event("round_cancelled", {"round": state.round})]
+        return [Event(ROUND_CANCELLED, {"round": state.round})]
     decision = dict(command.args["decision"])
     settled = {"round": state.round, "decision": decision, "drawn_from": None, "winner": decision.get("winner")}
     if decision.get("outcome") == "tie" and state.options["tie_rule"] == "draw":
@@ -100,16 +100,16 @@ def decide(state: QuizState, actor: Viewer, command: Command, rng: RandomSource)
         if tied:
             settled["drawn_from"] = tied
             settled["winner"] = tied[rng.randbelow(len(tied), f"round {state.round} tie among {len(tied)}")]
-    return [Event("round_settled", settled)]
+    return [Event(ROUND_SETTLED, settled)]
 
 
 def evolve(state: QuizState, event: Event) -> QuizState:
     data = event.data
-    if event.type == "round_armed":
+    if event.type == ROUND_ARMED:
         return replace(state, round=data["round"], armed=dict(data))
-    if event.type == "round_cancelled":
+    if event.type == ROUND_CANCELLED:
         return replace(state, armed=None)
-    if event.type == "round_settled":
+    if event.type == ROUND_SETTLED:
         armed = state.armed or {}
         board = state.board
         if armed.get("mode") == "race":
@@ -151,9 +151,9 @@ def actions(state: QuizState, viewer: Viewer) -> list[Command]:
 
 def describe(event: Event, lang: str) -> str:
     data = event.data
-    if event.type == "round_armed":
+    if event.type == ROUND_ARMED:
         return f"round {data['round']} armed ({data['mode']})"
-    if event.type == "round_settled":
+    if event.type == ROUND_SETTLED:
         return f"round {data['round']}: {data['decision'].get('outcome')}, winner {data.get('winner')}"
     return event.type
 

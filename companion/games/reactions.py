@@ -1,13 +1,22 @@
-"""The reaction-time board: every contestant's race reaction times, their best and median.
+"""The reaction round as the games log it: its events' names, and the reaction-time board.
 
-Shared by the games that run reaction rounds; built from the referee's decision as logged, so a
-replay draws the same board.
+A game that runs reaction rounds (the buzzer quiz, the garlic game) tells these events; the
+buzzers' round keeper and lamps follow them, so their names are written here once. The board
+(every contestant's race reaction times, their best and median) is built from the referee's
+decision as logged, so a replay draws the same board.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from typing import Any
+
+ROUND_ARMED = "round_armed"
+"""A round opened: its signal time, window, grace and penalty (the round keeper referees it)."""
+ROUND_SETTLED = "round_settled"
+"""The referee's whole decision for a round (and the game's verdict on it)."""
+ROUND_CANCELLED = "round_cancelled"
+"""A round called off before it was settled."""
 
 BOARD_SAMPLES = 50
 """How many of each contestant's latest reaction times the board keeps."""

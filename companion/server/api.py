@@ -23,11 +23,13 @@ from companion.server.common import (
     client_address,
     error,
     is_host,
+    json_body,
     language,
     refuse_foreign,
     seat_of_request,
     service,
     signer,
+    status_for,
     viewer_for,
 )
 from companion.server.identity import COOKIE_MAX_AGE, HOST_COOKIE, SEAT_COOKIE
@@ -38,27 +40,6 @@ from companion.table.export import export_game
 log = logging.getLogger(__name__)
 
 bp = Blueprint("api", __name__, url_prefix="/api")
-
-
-_STATUS = {
-    "bad_arguments": 400, "bad_json": 400, "bad_commitment": 400, "bad_reveal": 400,
-    "forbidden_origin": 403, "not_authorized": 403, "host_only": 403, "not_your_seat": 403, "not_seated": 403,
-    "no_seat": 403, "bad_join_code": 403, "not_found": 404, "rate_limited": 429,
-}
-
-
-def status_for(code: str) -> int:
-    return _STATUS.get(code, 409)
-
-
-def json_body() -> dict[str, Any] | None:
-    """The request's JSON object, or None: not JSON, not an object, or nested beyond what Python's
-    parser can follow (a RecursionError is no ValueError, so `silent` does not catch it)."""
-    try:
-        body = request.get_json(silent=True)
-    except RecursionError:
-        return None
-    return body if isinstance(body, dict) else None
 
 
 bp.before_request(refuse_foreign)

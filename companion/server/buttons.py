@@ -13,8 +13,16 @@ from flask import Blueprint, Response, jsonify
 from companion.buzzers.hub import ButtonHub
 from companion.buzzers.pairing import ARM, Target
 from companion.games.base import Rejection
-from companion.server.api import json_body, status_for
-from companion.server.common import client_address, error, is_host, refuse_foreign, seat_of_request, service
+from companion.server.common import (
+    client_address,
+    error,
+    is_host,
+    json_body,
+    refuse_foreign,
+    seat_of_request,
+    service,
+    status_for,
+)
 
 log = logging.getLogger(__name__)
 

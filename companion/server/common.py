@@ -1,4 +1,5 @@
-"""What every blueprint needs: the service, the viewer's language and identity, JSON errors."""
+"""What every blueprint needs: the service, the viewer's language and identity, JSON bodies and
+errors with their HTTP status. Blueprints share only through here, never through each other."""
 
 from __future__ import annotations
 
@@ -36,6 +37,28 @@ def language() -> str:
     if chosen in LANGUAGES:
         return chosen
     return pick_language(request.headers.get("Accept-Language"), service().config.table.language)
+
+
+_STATUS = {
+    "bad_arguments": 400, "bad_json": 400, "bad_commitment": 400, "bad_reveal": 400,
+    "forbidden_origin": 403, "not_authorized": 403, "host_only": 403, "not_your_seat": 403, "not_seated": 403,
+    "no_seat": 403, "bad_join_code": 403, "not_found": 404, "rate_limited": 429,
+}
+
+
+def status_for(code: str) -> int:
+    """The HTTP status of a refusal: a conflict with the table's state unless the code says otherwise."""
+    return _STATUS.get(code, 409)
+
+
+def json_body() -> dict[str, Any] | None:
+    """The request's JSON object, or None: not JSON, not an object, or nested beyond what Python's
+    parser can follow (a RecursionError is no ValueError, so `silent` does not catch it)."""
+    try:
+        body = request.get_json(silent=True)
+    except RecursionError:
+        return None
+    return body if isinstance(body, dict) else None
 
 
 def error(code: str, status: int, params: dict[str, Any] | None = None) -> Response:

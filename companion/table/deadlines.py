@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 
-from companion.buzzers.sources import Scheduler
+from companion.alarm import Alarm, Scheduler
 from companion.clock import Clock
 from companion.games.base import SYSTEM, Deadline
 from companion.store import RecordedEvent
@@ -35,11 +35,9 @@ class Timekeeper:
     def __init__(self, table: Table, clock: Clock, scheduler: Scheduler) -> None:
         self.table = table
         self.clock = clock
-        self.schedule = scheduler
+        self._alarm = Alarm(clock, scheduler, self._ring)
         self._lock = threading.Lock()
-        self._token: object = None
         self.pending: Deadline | None = None
-        self._due_us = 0
         self._held = False
         table.observers.append(self.on_events)
 
@@ -57,28 +55,21 @@ class Timekeeper:
                 return
             self.pending = deadline
             if deadline is None:
-                self._due_us = 0
+                self._alarm.cancel()
             elif resumed and self._held:
                 # A choice cannot run out while the table is paused: the wait starts again.
-                self._due_us = full_wait_from(deadline, now)
+                self._alarm.set(full_wait_from(deadline, now))
             else:
-                self._due_us = due_us(deadline, now)
+                self._alarm.set(due_us(deadline, now))
             self._held = False
-            token = self._token = object()
-        if deadline is not None:
-            self._wake(token, self._due_us)
 
-    def _wake(self, token: object, at_us: int) -> None:
-        self.schedule(max(0.0, (at_us - self.clock.now_us()) / 1_000_000), lambda: self._fire(token))
-
-    def _fire(self, token: object) -> None:
+    def _ring(self) -> None:
         with self._lock:
-            if token is not self._token or self.pending is None:
-                return  # superseded: the game moved on before the time ran out
-            deadline, due = self.pending, self._due_us
-        if self.clock.now_us() < due:
-            self._wake(token, due)  # woken early (a timer is not exact): wait for the rest
-            return
+            if self._alarm.due_us is not None:
+                return  # set again as it rang: the game moved on, the new wait is in charge
+            deadline = self.pending
+        if deadline is None:
+            return  # the game moved on before the time ran out
         if self.table.state.paused:
             with self._lock:
                 self._held = True  # taken up again when the table resumes

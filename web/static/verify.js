@@ -1,6 +1,6 @@
 // The browser's own check of an exported game: the hash chain, the seed against its commitment,
 // the players' contributions, and every draw recomputed from the seed (the twin of
-// companion/fairness/verify.py, minus re-deciding commands, which needs the game's Python rules).
+// companion/table/verify.py, minus re-deciding commands, which needs the game's Python rules).
 "use strict";
 window.CompanionVerify = (function () {
   const S = window.CompanionSha256;

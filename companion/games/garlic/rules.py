@@ -30,7 +30,7 @@ from companion.games.garlic.state import (
     Slot,
     build_deck,
 )
-from companion.games.reactions import with_round
+from companion.games.reactions import ROUND_ARMED, ROUND_SETTLED, with_round
 from companion.games.story import Story
 
 TURN_PHASES = ("claim", "bat", "moon", "moon_look")
@@ -359,7 +359,7 @@ class _Story(Story[GarlicState]):
         # The decision waits the tie window too: a slap within epsilon of the first must be seen
         # to make the tie (ambiguity 9).
         grace_ms = max(options["grace_ms"], options["tie_epsilon_ms"])
-        self.tell("round_armed", {
+        self.tell(ROUND_ARMED, {
             "round": number, "at_us": self.at_us, "mode": "hands_off" if skull else "race",
             "window_us": int(window_s * 1_000_000), "grace_us": int(grace_ms * 1000),
             "penalty": "lockout_round" if options["false_start"] == "penalty" else "none", "lockout_us": 0,
@@ -392,7 +392,7 @@ class _Story(Story[GarlicState]):
                 outcome = "tie"
             else:
                 outcome, winner, tied = "winner", slappers[0], []
-        self.tell("round_settled", {"round": state.round, "mode": mode, "outcome": outcome, "winner": winner,
+        self.tell(ROUND_SETTLED, {"round": state.round, "mode": mode, "outcome": outcome, "winner": winner,
                                     "tied": tied, "drawn_from": drawn_from, "decision": dict(decision)})
         if options["false_start"] == "penalty":
             for seat in dict.fromkeys(false_starts):
@@ -644,9 +644,9 @@ def _evolve(state: GarlicState, event: Event) -> GarlicState:
         # The check is over: a card shown after a wrong claim goes back coffin side up for good.
         return replace(state, phase="reaction", round=dice.round, roller=dice.roller, dice=dice, turn={},
                        shown=frozenset(), result=None)
-    if kind == "round_armed":
+    if kind == ROUND_ARMED:
         return replace(state, turn={"mode": data["mode"], "at_us": data["at_us"], "window_us": data["window_us"]})
-    if kind == "round_settled":
+    if kind == ROUND_SETTLED:
         board = state.board
         if data["mode"] == "race":
             board = with_round(board, data["decision"].get("order", []))

@@ -16,6 +16,7 @@ from companion.games.garlic.rules import deadline, face_up_swap_allowed, is_up
 from companion.games.garlic.state import BAT_KINDS, CLAIM_KINDS, GarlicState, Player
 from companion.games.lines import log_line
 from companion.games.picture import shared_picture
+from companion.games.reactions import ROUND_ARMED, ROUND_SETTLED
 
 
 def _slot_json(state: GarlicState, slot_card: int | None, up: bool) -> dict[str, Any]:
@@ -277,7 +278,7 @@ _WORDS = {
     },
 }
 _LINE = {
-    "dice_rolled": "rolled", "round_armed": "armed", "round_settled": "settled", "slapper_called": "called",
+    "dice_rolled": "rolled", ROUND_ARMED: "armed", ROUND_SETTLED: "settled", "slapper_called": "called",
     "claim_made": "claim", "card_checked": "checked", "card_turned_down": "turned_down", "card_turned_up": "turned_up",
     "card_cleared": "cleared", "card_drawn": "drew", "cards_swapped": "swapped", "moon_looked": "looked",
     "action_passed": "passed", "penalty_due": "penalty_due", "penalty_paid": "penalty_paid",

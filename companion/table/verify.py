@@ -1,7 +1,9 @@
 """Check an exported game: its chain, its seed, every draw, and every random command's outcome.
 
 Independent of the service that produced the export: it trusts nothing but the export and the
-game's published rules. Each problem names the event (by its number in the game) and why.
+game's published rules. Each problem names the event (by its number in the game) and why. It
+decides every command again through the table's own game run (`gamerun`), so it lives with the
+table, above the fairness helpers whose draws it checks.
 """
 
 from __future__ import annotations

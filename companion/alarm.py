@@ -1,0 +1,85 @@
+"""A one-shot alarm on the host timeline, and the scheduler seam it (and the GPIO source) wakes by.
+
+The table's timekeeper and the buzzers' round keeper both need the same thing: "ring once at time
+T; a new time supersedes the old one; cancel". A scheduler only promises to call back after a
+delay, and a timer thread may wake a little early (or the clock in a test may not have got there
+yet), so an alarm woken before its time sleeps again for the rest instead of ringing. A superseded
+or cancelled alarm's timer still fires, and wakes nobody: timers are never stopped, only outdated.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from companion.clock import Clock
+
+Scheduler = Callable[[float, Callable[[], None]], Any]
+"""Calls a function after a delay in seconds (threading.Timer in the service; a fake in tests)."""
+
+
+def timer_scheduler(delay_s: float, action: Callable[[], None]) -> threading.Timer:
+    timer = threading.Timer(delay_s, action)
+    timer.daemon = True
+    timer.start()
+    return timer
+
+
+class Alarm:
+    """Calls `ring` once when `clock` reaches the time last `set`, from the scheduler's thread.
+
+    Every method may be called from any thread; `ring` is called with no lock of the alarm held,
+    so it may set the alarm again.
+    """
+
+    def __init__(self, clock: Clock, scheduler: Scheduler, ring: Callable[[], None]) -> None:
+        self._clock = clock
+        self._schedule = scheduler
+        self._ring = ring
+        self._lock = threading.Lock()
+        self._token: object = None
+        self._due_us: int | None = None
+
+    @property
+    def due_us(self) -> int | None:
+        """When it will ring, or None when it is not set."""
+        with self._lock:
+            return self._due_us
+
+    def set(self, at_us: int) -> None:
+        """Ring at `at_us` (at once if that has passed), instead of any time set before."""
+        with self._lock:
+            token = self._token = object()
+            self._due_us = at_us
+        self._sleep(token, at_us)
+
+    def bring_forward(self, at_us: int) -> None:
+        """Ring at `at_us` if that is sooner than the time set (or none is): one timer at a
+        time, however many callers each want it by their own time."""
+        with self._lock:
+            if self._due_us is not None and self._due_us <= at_us:
+                return
+            token = self._token = object()
+            self._due_us = at_us
+        self._sleep(token, at_us)
+
+    def cancel(self) -> None:
+        with self._lock:
+            self._token, self._due_us = None, None
+
+    def _sleep(self, token: object, at_us: int) -> None:
+        self._schedule(max(0.0, (at_us - self._clock.now_us()) / 1_000_000), lambda: self._woken(token))
+
+    def _woken(self, token: object) -> None:
+        with self._lock:
+            if token is not self._token or self._due_us is None:
+                return  # superseded or cancelled: another timer (or none) is in charge
+            due = self._due_us
+            early = self._clock.now_us() < due
+            if not early:
+                self._token, self._due_us = None, None
+        if early:
+            self._sleep(token, due)  # woken before the clock got there: sleep for the rest
+            return
+        self._ring()

@@ -1,0 +1,116 @@
+"""The one-shot alarm (companion/alarm.py) on a clock the test moves and a scheduler whose timers
+fire when the test says, early ones included: it rings once at its time, a new time supersedes the
+old, a timer that wakes too early sleeps again, and a cancelled alarm stays quiet."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from companion.alarm import Alarm
+from tests.conftest import ManualClock
+
+
+class Timers:
+    """The scheduler: every timer asked for, with the delay it was asked for, fired by the test."""
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[float, Callable[[], None]]] = []
+
+    def __call__(self, delay_s: float, action: Callable[[], None]) -> None:
+        self.asked.append((delay_s, action))
+
+    def fire_all(self) -> None:
+        """Every timer asked for so far fires now, whatever its delay (as early as it can be)."""
+        asked, self.asked = self.asked, []
+        for _, action in asked:
+            action()
+
+    @property
+    def delays(self) -> list[float]:
+        return [delay for delay, _ in self.asked]
+
+
+class Bench:
+    def __init__(self) -> None:
+        self.clock = ManualClock(start_us=1_000_000)
+        self.timers = Timers()
+        self.rings: list[int] = []
+        self.alarm = Alarm(self.clock, self.timers, lambda: self.rings.append(self.clock.now_us()))
+
+    def at(self, t_us: int) -> None:
+        """The clock reaches `t_us`, then every pending timer fires."""
+        self.clock.advance(t_us - self.clock.now_us())
+        self.timers.fire_all()
+
+
+def test_it_rings_once_at_its_time() -> None:
+    bench = Bench()
+    bench.alarm.set(1_500_000)
+    assert bench.timers.delays == [0.5] and bench.alarm.due_us == 1_500_000
+    bench.at(1_500_000)
+    assert bench.rings == [1_500_000] and bench.alarm.due_us is None
+    bench.at(2_000_000)
+    assert bench.rings == [1_500_000], "once"
+
+
+def test_woken_early_it_sleeps_for_the_rest() -> None:
+    bench = Bench()
+    bench.alarm.set(1_500_000)
+    bench.at(1_200_000)
+    assert bench.rings == [] and bench.timers.delays == [0.3]
+    bench.at(1_499_999)
+    assert bench.rings == [] and bench.timers.delays == [0.000001]
+    bench.at(1_500_000)
+    assert bench.rings == [1_500_000]
+
+
+def test_a_new_time_supersedes_the_old_one_sooner_or_later() -> None:
+    bench = Bench()
+    bench.alarm.set(1_500_000)
+    bench.alarm.set(3_000_000)
+    bench.at(1_500_000)
+    assert bench.rings == [], "the first timer wakes nobody"
+    assert bench.timers.delays == [1.5], "the second one still sleeps (it woke early)"
+    bench.alarm.set(2_000_000)
+    bench.at(2_000_000)
+    assert bench.rings == [2_000_000]
+    bench.at(3_000_000)
+    assert bench.rings == [2_000_000], "the superseded 3 s timer wakes nobody"
+
+
+def test_bring_forward_moves_it_only_sooner() -> None:
+    bench = Bench()
+    bench.alarm.bring_forward(2_000_000)
+    bench.alarm.bring_forward(2_500_000)
+    bench.alarm.bring_forward(2_000_000)
+    assert bench.timers.delays == [1.0], "one timer for the same or a later time"
+    bench.alarm.bring_forward(1_400_000)
+    assert bench.timers.delays == [1.0, 0.4] and bench.alarm.due_us == 1_400_000
+    bench.at(1_400_000)
+    assert bench.rings == [1_400_000]
+    bench.at(2_000_000)
+    assert bench.rings == [1_400_000]
+    bench.alarm.bring_forward(2_500_000)
+    assert bench.alarm.due_us == 2_500_000, "after it rang, any time sets it"
+
+
+def test_cancelled_it_stays_quiet() -> None:
+    bench = Bench()
+    bench.alarm.set(1_500_000)
+    bench.alarm.cancel()
+    assert bench.alarm.due_us is None
+    bench.at(1_500_000)
+    bench.at(1_500_000)
+    assert bench.rings == [] and bench.timers.asked == []
+
+
+def test_a_time_already_past_rings_at_once_and_the_ring_may_set_it_again() -> None:
+    bench = Bench()
+    bench.alarm = Alarm(bench.clock, bench.timers, lambda: (bench.rings.append(bench.clock.now_us()),
+                                                            bench.alarm.set(bench.clock.now_us() + 100_000)))
+    bench.alarm.set(500_000)
+    assert bench.timers.delays == [0.0]
+    bench.timers.fire_all()
+    assert bench.rings == [1_000_000] and bench.alarm.due_us == 1_100_000
+    bench.at(1_100_000)
+    assert bench.rings == [1_000_000, 1_100_000]
