@@ -217,7 +217,15 @@ def test_three_phones_play_la_nuit_des_vampires_to_the_tomato(scene: Scene, arti
         elif stage == "meet":
             if not (know.tied and "duel-prompt" in shots) and turn["seats"]:
                 know.duels += 1
-                tap(scene, phone, "duel", {"seat": turn["seats"][0]})
+                defender = turn["seats"][0]
+                if know.duels == 1:
+                    # N-T2: the player standing there calls the duel from their own phone.
+                    wait_on(phones[defender], "#nuit-call-duel", "the call to a duel")
+                    fits(phones[defender])
+                    both_languages(scene, phones[defender], "phone-call-duel", artifacts, "#nuit-call-duel")
+                    tap(scene, phones[defender], "duel", {"seat": defender})
+                else:
+                    tap(scene, phone, "duel", {"seat": defender})
             else:
                 tap(scene, phone, "skip")
         elif stage == "duel":

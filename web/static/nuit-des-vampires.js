@@ -456,6 +456,13 @@
       const roll = find(game, "roll");
       return roll ? group(null, actionButton(roll, ui.nuit_roll_start, { class: "primary big", id: "nuit-roll" })) : null;
     }
+    if (g.phase === "turn" && t.stage === "meet" && !g.waiting.includes(you)) {
+      // N-T2: standing on the space the mover stopped on, this player may call the duel.
+      const call = find(game, "duel", (args) => args.seat === you);
+      return call ? group(fill(ui.nuit_meet_called_title, { name: nameOf(g, t.seat), place: placeName(t.at) }),
+        row(actionButton(call, ui.nuit_call_duel, { class: "primary big", id: "nuit-call-duel" })),
+        el("p", { class: "hint" }, fill(ui.nuit_call_duel_help, { name: nameOf(g, t.seat) }))) : null;
+    }
     if (g.phase !== "turn" || !g.waiting.includes(you)) return null;
     const mine = g.players.find((p) => p.seat === you);
     switch (t.stage) {
