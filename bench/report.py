@@ -512,8 +512,7 @@ def dice_tray_rolls(plan: Plan) -> Row:
         for _ in range(100):
             command = Command("roll")
             assert game.validate(state, TABLE, command) is None
-            for event in game.decide(state, TABLE, command, rng):
-                state = game.evolve(state, event)
+            state = game.decide(state, TABLE, command, rng).states[-1]
         rolls += 100
     rate = rolls / (time.perf_counter() - began)
     return Row("7", "dice tray: 2d6 rolls/s on the pure rules", rate, None, "rolls/s",

@@ -12,10 +12,9 @@ from typing import Any
 from companion.buzzers import referee
 from companion.buzzers.referee import RoundSpec, TimedPress
 from companion.fairness.drbg import SeededRandomSource
-from companion.fairness.rng import Draw, RandomSource
+from companion.fairness.rng import Draw
 from companion.games.base import HOST, SYSTEM, TABLE, Command, Event, SeatInfo, Viewer, seat
 from companion.games.garlic import GARLIC_SLAP
-from companion.games.garlic import rules as garlic_rules
 from companion.games.garlic.options import normalize_options
 from companion.games.garlic.state import GarlicState
 
@@ -34,17 +33,16 @@ class Turn:
 
 def told(definition: Any, state: Any, actor: Viewer, command: Command, rng: Any,
          check: Callable[[Any, Any, Event], None] | None = None) -> tuple[Any, Turn]:
-    """One allowed command on the pure rules: its events evolved one by one (`check(before, after,
-    event)` after each), and the Turn the table would log."""
+    """One allowed command on the pure rules: its events and the state after each, as the rules
+    decided them (`check(before, after, event)` after each), and the Turn the table would log."""
     drawn = len(rng.draws)
-    events = definition.decide(state, actor, command, rng)
-    assert events, f"{command} was allowed but told nothing"
-    for event in events:
-        after = definition.evolve(state, event)
+    decision = definition.decide(state, actor, command, rng)
+    assert decision.events, f"{command} was allowed but told nothing"
+    for event, after in zip(decision.events, decision.states, strict=True):
         if check is not None:
             check(state, after, event)
         state = after
-    return state, Turn(actor, command, tuple(rng.draws[drawn:]), tuple(events))
+    return state, Turn(actor, command, tuple(rng.draws[drawn:]), tuple(decision.events))
 
 
 @dataclass
@@ -111,36 +109,6 @@ def _pick(rnd: random.Random, state: GarlicState, candidates: list[tuple[Viewer,
         pool[index] = pool[-1]
         pool.pop()
     return None
-
-
-def _decide(state: GarlicState, actor: Viewer, command: Command, rng: RandomSource
-            ) -> tuple[list[Event], list[GarlicState]]:
-    """The events of a command and the state after each one.
-
-    The rules tell a command's story by evolving each event as they decide it: those states are
-    kept (evolve is pure, so they are the ones folding the events gives) rather than evolving every
-    event twice, which was most of a random game's time. The replay test folds the events again.
-    """
-    told: list[tuple[Event, GarlicState]] = []
-    real = garlic_rules.evolve
-
-    def evolve(before: GarlicState, event: Event) -> GarlicState:
-        after = real(before, event)
-        told.append((event, after))
-        return after
-
-    garlic_rules.evolve = evolve  # type: ignore[assignment]
-    try:
-        events = GARLIC_SLAP.decide(state, actor, command, rng)
-    finally:
-        garlic_rules.evolve = real
-    if len(told) == len(events) and all(a is b for (a, _), b in zip(told, events, strict=True)):
-        return events, [after for _, after in told]
-    states = []
-    for event in events:
-        state = GARLIC_SLAP.evolve(state, event)
-        states.append(state)
-    return events, states
 
 
 def referee_decision(rnd: random.Random, armed: Mapping[str, Any], state: GarlicState, keen: set[int],
@@ -246,9 +214,10 @@ def play_game(players: int, options: Mapping[str, Any], seed: int, check: Check 
             command = rnd.choice(eager) if eager else command
         command = Command(command.name, command.args, clock)
         drawn = len(rng.draws)
-        events, states = _decide(state, actor, command, rng)
+        decision = GARLIC_SLAP.decide(state, actor, command, rng)
+        events = decision.events
         assert events, f"{command.name} was allowed but decided nothing"
-        for event, state in zip(events, states, strict=True):
+        for event, state in zip(events, decision.states, strict=True):
             played.events.append(event)
             if check:
                 check(state, event)

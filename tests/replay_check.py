@@ -37,7 +37,8 @@ def assert_replays(game: GameDefinition[Any], options: Mapping[str, Any], seats:
     for actor, command, draws, events in turns:
         rng = ReplayRandomSource(draws)
         again = game.decide(state, actor, command, rng)
-        assert rng.finished() and again == list(events)
-        for event in again:
+        assert rng.finished() and again.events == list(events)
+        for event, told in zip(again.events, again.states, strict=True):
             state = game.evolve(state, event)
+            assert state == told, "the states the rules hand back are those a fold of their events gives"
     assert state == final

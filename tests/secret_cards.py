@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from companion.fairness.rng import RandomSource, shuffled
-from companion.games.base import Command, Event, GameDefinition, Rejection, SeatInfo, Secret, Viewer
+from companion.games.base import Args, Command, Event, GameDefinition, Move, Rejection, SeatInfo, Secret, Story, Viewer
 
 DECK = [f"card-{name}" for name in ("bat", "moon", "skull", "garlic", "stake", "cross", "coffin", "crypt")]
 
@@ -27,16 +27,12 @@ def setup(options: Mapping[str, Any], seats: Sequence[SeatInfo], rng: RandomSour
     return CardsState({s.number: deck[i] for i, s in enumerate(seats)})
 
 
-def validate(state: CardsState, actor: Viewer, command: Command) -> Rejection | None:
-    if command.name != "reveal":
-        return Rejection("unknown_command", {"command": command.name})
-    if actor.kind != "seat" or actor.seat not in state.hands:
-        return Rejection("not_seated")
+def _unrevealed(state: CardsState, actor: Viewer) -> Rejection | None:
     return Rejection("nothing_happened") if actor.seat in state.revealed else None
 
 
-def decide(state: CardsState, actor: Viewer, command: Command, rng: RandomSource) -> list[Event]:
-    return [Event("card_revealed", {"seat": actor.seat, "card": state.hands[actor.seat or 0]}, reveals=True)]
+def _tell_reveal(story: Story[CardsState], actor: Viewer, args: Args) -> None:
+    story.tell("card_revealed", {"seat": actor.seat, "card": story.state.hands[actor.seat or 0]}, reveals=True)
 
 
 def evolve(state: CardsState, event: Event) -> CardsState:
@@ -73,8 +69,8 @@ SECRET_CARDS: GameDefinition[CardsState] = GameDefinition(
     max_seats=8,
     normalize_options=lambda options: {},
     setup=setup,
-    validate=validate,
-    decide=decide,
+    moves={"reveal": Move(_tell_reveal, by=("seat",), refused="not_seated", whose=_unrevealed)},
+    seated=lambda state, seat: seat in state.hands,
     evolve=evolve,
     view=view,
     secrets=secrets,

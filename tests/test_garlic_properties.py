@@ -520,8 +520,7 @@ def test_a_penalty_waits_while_the_moon_slapper_holds_two_coffins() -> None:
     def run(actor: Viewer, command: Command) -> None:
         nonlocal state
         assert GARLIC_SLAP.validate(state, actor, command) is None
-        for event in GARLIC_SLAP.decide(state, actor, command, rng):
-            state = GARLIC_SLAP.evolve(state, event)
+        state = GARLIC_SLAP.decide(state, actor, command, rng).states[-1]
 
     run(seat(1), Command("moon", {"a": [2, 0], "b": [2, 1], "look": True}, 3_000))
     assert state.phase == "moon_look"

@@ -109,10 +109,10 @@ class Game:
         rejection = GARLIC_SLAP.validate(self.state, actor, order)
         assert rejection is None, f"{actor} {command} {args} was refused: {rejection}"
         script = Script(*draws)
-        self.events = GARLIC_SLAP.decide(self.state, actor, order, script)
+        decision = GARLIC_SLAP.decide(self.state, actor, order, script)
         assert script.done(), f"draws left unused: {script.queue}"
-        for event in self.events:
-            self.state = GARLIC_SLAP.evolve(self.state, event)
+        self.events = decision.events
+        self.state = decision.states[-1]
         self.now += STEP_US
         return self.events
 

@@ -136,12 +136,11 @@ def do(state: NuitState, actor: Viewer, command: str, draws: Sequence[tuple[str,
     rejection = GAME.validate(state, actor, order)
     assert rejection is None, f"{actor} {command} {args} was refused: {rejection}"
     script = Script(*draws)
-    events = GAME.decide(state, actor, order, script)
+    decision = GAME.decide(state, actor, order, script)
     assert script.done(), f"draws left unused: {script.queue}"
-    for event in events:
-        state = GAME.evolve(state, event)
+    for state in decision.states:
         assert_conserved(state)
-    return state, events
+    return state, decision.events
 
 
 def refuse(state: NuitState, actor: Viewer, command: str, **args: Any) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from companion.errors import StoreError
-from companion.games.base import HOST, SYSTEM, TABLE, Command, Event, seat
+from companion.games.base import EVERYONE, HOST, SYSTEM, TABLE, Command, Move, seat
 from companion.games.dice_tray import DICE_TRAY
 from companion.games.registry import GAMES
 from companion.store import EventStore, verify_chain
@@ -121,7 +121,9 @@ def test_a_failing_store_leaves_the_state_untouched(table: Table, store: EventSt
 
 
 def test_a_game_that_decides_a_reserved_event_is_stopped_before_the_log(store, clock, seeds, config) -> None:
-    rogue = replace(DICE_TRAY, id="rogue", decide=lambda state, actor, command, rng: [Event("game_ended")])
+    # A game whose rules accept an event of the table's own: only the table's guard stops it.
+    rogue = replace(DICE_TRAY, id="rogue", evolve=lambda state, event: state, moves={
+        **DICE_TRAY.moves, "roll": Move(lambda story, actor, args: story.tell("game_ended", {}), by=EVERYONE)})
     settings = TableSettings(2, "host", {"rogue": {"catalogue": config.catalogue.to_json(), "tray": "d6"}})
     table = Table.open(store, {"rogue": rogue}, clock, seeds, settings)
     assert table.handle(HOST, Command("start_game", {"game": "rogue"})).ok

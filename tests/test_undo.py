@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
-from companion.games.base import HOST, TABLE, Command, Event, Rejection, seat
+from companion.games.base import EVERYONE, HOST, TABLE, Args, Command, Move, Story, Viewer, seat
 from companion.games.dice_tray import DICE_TRAY
 from companion.games.registry import GAMES
 from companion.store import EventStore
@@ -96,12 +97,10 @@ def test_undo_state_survives_a_restart(started: Table, store, clock, seeds, sett
 
 
 def test_a_reveal_is_a_wall(store, clock, seeds, config) -> None:
-    def decide(state, actor, command, rng):
-        return [Event("tray_set", {"dice": ["d6"]}, reveals=command.name == "roll")]
+    def reveal(story: Story[Any], actor: Viewer, args: Args) -> None:
+        story.tell("tray_set", {"dice": ["d6"]}, reveals=True)
 
-    revealing = replace(DICE_TRAY, id="revealing", decide=decide,
-                        validate=lambda state, actor, command: None if command.name in ("roll", "set_tray")
-                        else Rejection("unknown_command"))
+    revealing = replace(DICE_TRAY, id="revealing", moves={**DICE_TRAY.moves, "roll": Move(reveal, by=EVERYONE)})
     settings = TableSettings(2, "host", {"revealing": {"catalogue": config.catalogue.to_json(), "tray": "d6"}})
     table = Table.open(store, {"revealing": revealing}, clock, seeds, settings)
     table.handle(HOST, Command("start_game", {"game": "revealing"}))

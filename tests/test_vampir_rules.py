@@ -118,12 +118,11 @@ def play(state: VampirState, actor: Viewer, name: str, rng: Any = None,
     command = Command(name, args)
     rejection = VAMPIR.validate(state, actor, command)
     assert rejection is None, f"{actor} {name} {args} was refused: {rejection}"
-    events = VAMPIR.decide(state, actor, command, rng or Picks())
-    for event in events:
-        state = VAMPIR.evolve(state, event)
+    decision = VAMPIR.decide(state, actor, command, rng or Picks())
+    for state in decision.states:
         if state.digital:
             assert_ledger(state)
-    return state, events
+    return state, decision.events
 
 
 def refuse_command(state: VampirState, actor: Viewer, command: Command) -> str:
@@ -1016,8 +1015,7 @@ def test_bad_input_every_offered_action_is_playable_or_refused_with_a_reason(cho
             for command in VAMPIR.actions(state, viewer):
                 rejection = VAMPIR.validate(state, viewer, command)
                 if rejection is None:
-                    for event in VAMPIR.decide(state, viewer, command, Picks()):
-                        VAMPIR.evolve(state, event)
+                    VAMPIR.decide(state, viewer, command, Picks())
                 else:
                     assert rejection.code in ERRORS
 

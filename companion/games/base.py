@@ -1,10 +1,13 @@
-"""The contract every game implements.
+"""The contract every game implements, and the one shape of a move.
 
-A game is a small declarative definition (boardgame.io's shape): how to set it up, how to check a
-command, which events a command decides, how an event changes the state, and what each viewer may
-see. All functions are pure: randomness arrives as an argument, time arrives inside commands and
-events, and nothing here touches files, sockets or hardware. That is what makes a game replayable
-from its log and testable with thousands of simulated playthroughs.
+A game is a small declarative definition (boardgame.io's shape): how to set it up, its moves, how
+an event changes the state, and what each viewer may see. A move is declared once (`Move`): the
+phases and stages it is legal in, who may make it, its check, and its telling; one generic
+`validate` and `decide` (GameDefinition's) run over every game's moves, so a rule never lives in a
+table here, a chain of `if name ==` there. All functions are pure: randomness arrives as an
+argument, time arrives inside commands and events, and nothing here touches files, sockets or
+hardware. That is what makes a game replayable from its log and testable with thousands of
+simulated playthroughs.
 """
 
 from __future__ import annotations
@@ -130,6 +133,84 @@ class Secret:
 
 
 S = TypeVar("S")
+T = TypeVar("T", bound="Story[Any]")
+Args = Mapping[str, Any]
+
+
+class Story(Generic[S]):
+    """How a move tells the events of one command: each is applied as soon as it is told, so every
+    consequence is decided on the state the previous event left, exactly as a replay sees it. The
+    states it passes through are kept: the table adopts them instead of evolving every event again.
+
+    A game subclasses it with the consequences its moves share (a penalty, the next player's turn);
+    `finish` runs after every move, for what follows whatever was played."""
+
+    def __init__(self, state: S, at_us: int, rng: RandomSource, evolve: Callable[[S, Event], S]) -> None:
+        self.state = state
+        self.at_us = at_us
+        """When the command reached the table (the host timeline)."""
+        self.rng = rng
+        self.events: list[Event] = []
+        self.states: list[S] = []
+        """The state after each event told."""
+        self._evolve = evolve
+
+    def tell(self, kind: str, data: Mapping[str, Any], reveals: bool = False) -> None:
+        event = Event(kind, dict(data), reveals)
+        self.events.append(event)
+        self.state = self._evolve(self.state, event)
+        self.states.append(self.state)
+
+    def finish(self) -> None:
+        """What follows every move of the game, whatever it was (nothing, unless a game says so)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Decision(Generic[S]):
+    """What a command decided: its events, outcomes included, and the state after each of them."""
+
+    events: list[Event]
+    states: list[S]
+
+
+def anyone(state: Any, actor: Viewer) -> Rejection | None:
+    return None
+
+
+def no_check(state: Any, actor: Viewer, args: Args) -> Rejection | None:
+    return None
+
+
+EVERYONE: tuple[ViewerKind, ...] = _KINDS
+
+
+@dataclass(frozen=True)
+class Move(Generic[S, T]):
+    """One command a game accepts, declared once (boardgame.io's `moves`).
+
+    The generic `validate` asks, in this order: is it a move of the game, is the game still on
+    (unless `when_over`), are the arguments a mapping, may this kind of actor ever make it (`by`,
+    refused with `refused`), is it legal in this phase (`phases`, refused with `off_phase`) and turn
+    stage (`stages`), may this actor make it now (`whose`: whose turn, who is awaited), and do its
+    arguments hold (`check`). `decide` then runs `tell` on the game's story.
+    """
+
+    tell: Callable[[T, Viewer, Args], None]
+    """Its events, consequences included, told on the game's story."""
+    phases: tuple[str, ...] = ()
+    """The phases it is legal in; empty: any phase while the game is on."""
+    stages: tuple[str | None, ...] = ()
+    """Within those, the turn stages it answers; empty: any."""
+    by: tuple[ViewerKind, ...] = ("seat",)
+    """The kinds of actor who may ever make it."""
+    whose: Callable[[S, Viewer], Rejection | None] = anyone
+    check: Callable[[S, Viewer, Args], Rejection | None] = no_check
+    refused: str = "not_authorized"
+    """The code for an actor of another kind ("host_only" for the host's moves)."""
+    off_phase: str = "not_now"
+    """The code outside its phases (a game may say more: "dice_in_play")."""
+    when_over: bool = False
+    """It may still be sent once the game is over (a late timer, refused by its own check)."""
 
 
 @dataclass(frozen=True)
@@ -138,8 +219,11 @@ class GameDefinition(Generic[S]):
 
     * `setup(options, seats, rng)` -> the initial state; `options` are already validated by
       `normalize_options` and are stored in the log so replay does not depend on today's config.
-    * `validate(state, actor, command)` -> a Rejection, or None when the command is allowed.
-    * `decide(state, actor, command, rng)` -> the events, outcomes included.
+    * `moves` -> the game's moves by name (see `Move`); `phase(state)` and `stage(state)` say where
+      the game is, `story(state, at_us, rng)` makes the story its moves tell (a plain `Story` by
+      default), and `seated(state, seat)` whether a seat plays (others are refused `not_seated`).
+      From these, `validate(state, actor, command)` gives a Rejection or None when the command is
+      allowed, and `decide(state, actor, command, rng)` its events and the states they lead to.
     * `evolve(state, event)` -> the next state; never random, never failing on a decided event.
     * `view(state, viewer)` -> the JSON-able dict this viewer may see: the only way out.
     * `secrets(state)` -> the hidden facts in this state, for the generic leak test.
@@ -165,12 +249,15 @@ class GameDefinition(Generic[S]):
     max_seats: int
     normalize_options: Callable[[Mapping[str, Any]], dict[str, Any]]
     setup: Callable[[Mapping[str, Any], Sequence[SeatInfo], RandomSource], S]
-    validate: Callable[[S, Viewer, Command], Rejection | None]
-    decide: Callable[[S, Viewer, Command, RandomSource], list[Event]]
+    moves: Mapping[str, Move[S, Any]]
     evolve: Callable[[S, Event], S]
     view: Callable[[S, Viewer], dict[str, Any]]
     secrets: Callable[[S], list[Secret]]
     describe: Callable[[Event, str], str]
+    phase: Callable[[S], str] = field(default=lambda state: "playing")
+    stage: Callable[[S], str | None] = field(default=lambda state: None)
+    story: Callable[[S, int, RandomSource], Story[S]] | None = None
+    seated: Callable[[S, int | None], bool] = field(default=lambda state, seat: True)
     actions: Callable[[S, Viewer], list[Command]] = field(default=lambda state, viewer: [])
     options_schema: Callable[[Mapping[str, Any]], list[dict[str, Any]]] = field(default=lambda defaults: [])
     uses_buzzers: bool = False
@@ -180,6 +267,37 @@ class GameDefinition(Generic[S]):
     is_over: Callable[[S], bool] = field(default=lambda state: False)
     deadline: Callable[[S], Deadline | None] = field(default=lambda state: None)
     close: Callable[[S], S] = field(default=lambda state: state)
+
+    def validate(self, state: S, actor: Viewer, command: Command) -> Rejection | None:
+        """Why `actor` may not make this command now (None when it may): the move's declaration,
+        asked in the order `Move` gives, and nothing else."""
+        if actor.kind == "seat" and not self.seated(state, actor.seat):
+            return Rejection("not_seated")
+        move = self.moves.get(command.name) if isinstance(command.name, str) else None
+        if move is None:
+            return Rejection("unknown_command", {"command": str(command.name)[:40]})
+        if self.is_over(state) and not move.when_over:
+            return Rejection("game_over")
+        if not isinstance(command.args, Mapping):
+            return Rejection("bad_arguments", {"detail": "args"})
+        if actor.kind not in move.by:
+            return Rejection(move.refused)
+        if move.phases and self.phase(state) not in move.phases:
+            return Rejection(move.off_phase)
+        if move.stages and self.stage(state) not in move.stages:
+            return Rejection("not_now")
+        return move.whose(state, actor) or move.check(state, actor, command.args)
+
+    def decide(self, state: S, actor: Viewer, command: Command, rng: RandomSource) -> Decision[S]:
+        """The events of a command `validate` allowed, and the state after each: its move's telling,
+        then what follows every move."""
+        story = (self.story or self._plain_story)(state, command.at_us, rng)
+        self.moves[command.name].tell(story, actor, command.args)
+        story.finish()
+        return Decision(story.events, story.states)
+
+    def _plain_story(self, state: S, at_us: int, rng: RandomSource) -> Story[S]:
+        return Story(state, at_us, rng, self.evolve)
 
 
 @dataclass(frozen=True, slots=True)

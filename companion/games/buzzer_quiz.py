@@ -14,7 +14,20 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from companion.fairness.rng import RandomSource
-from companion.games.base import Command, Event, GameDefinition, OptionsError, Rejection, SeatInfo, Secret, Viewer
+from companion.games.base import (
+    Args,
+    Command,
+    Event,
+    GameDefinition,
+    Move,
+    OptionsError,
+    Rejection,
+    SeatInfo,
+    Secret,
+    Story,
+    Viewer,
+    ViewerKind,
+)
 from companion.games.reactions import ROUND_ARMED, ROUND_CANCELLED, ROUND_SETTLED, with_round
 
 MODES = ("race", "hands_off")
@@ -61,46 +74,52 @@ def setup(options: Mapping[str, Any], seats: Sequence[SeatInfo], rng: RandomSour
     return QuizState(tuple(seats), dict(options))
 
 
-def validate(state: QuizState, actor: Viewer, command: Command) -> Rejection | None:
-    name = command.name
-    if name in ("arm", "cancel_round"):
-        if actor.kind not in ("host", "table"):
-            return Rejection("host_only")
-        if name == "arm":
-            if state.armed is not None:
-                return Rejection("round_in_progress")
-            if command.args.get("mode", "race") not in MODES:
-                return Rejection("bad_arguments", {"detail": "mode"})
-            return None
-        return None if state.armed is not None else Rejection("no_round")
-    if name == "settle":
-        if actor.kind != "system":
-            return Rejection("not_authorized")
-        decision = command.args.get("decision")
-        if state.armed is None or command.args.get("round") != state.round or not isinstance(decision, dict):
-            return Rejection("no_round")
-        return None
-    return Rejection("unknown_command", {"command": name[:40]})
+def phase(state: QuizState) -> str:
+    return "armed" if state.armed is not None else "waiting"
 
 
-def decide(state: QuizState, actor: Viewer, command: Command, rng: RandomSource) -> list[Event]:
-    if command.name == "arm":
-        opts = state.options
-        return [Event(ROUND_ARMED, {
-            "round": state.round + 1, "at_us": command.at_us, "mode": command.args.get("mode", "race"),
-            "window_us": int(opts["window_s"] * 1_000_000), "grace_us": int(opts["grace_ms"] * 1000),
-            "penalty": opts["false_start"], "lockout_us": opts["lockout_ms"] * 1000,
-        })]
-    if command.name == "cancel_round":
-        return [Event(ROUND_CANCELLED, {"round": state.round})]
-    decision = dict(command.args["decision"])
+def _check_arm(state: QuizState, actor: Viewer, args: Args) -> Rejection | None:
+    return None if args.get("mode", "race") in MODES else Rejection("bad_arguments", {"detail": "mode"})
+
+
+def _tell_arm(story: Story[QuizState], actor: Viewer, args: Args) -> None:
+    opts = story.state.options
+    story.tell(ROUND_ARMED, {
+        "round": story.state.round + 1, "at_us": story.at_us, "mode": args.get("mode", "race"),
+        "window_us": int(opts["window_s"] * 1_000_000), "grace_us": int(opts["grace_ms"] * 1000),
+        "penalty": opts["false_start"], "lockout_us": opts["lockout_ms"] * 1000,
+    })
+
+
+def _tell_cancel(story: Story[QuizState], actor: Viewer, args: Args) -> None:
+    story.tell(ROUND_CANCELLED, {"round": story.state.round})
+
+
+def _check_settle(state: QuizState, actor: Viewer, args: Args) -> Rejection | None:
+    """The round keeper settles the round it watched, with the referee's decision."""
+    fits = args.get("round") == state.round and isinstance(args.get("decision"), dict)
+    return None if fits else Rejection("no_round")
+
+
+def _tell_settle(story: Story[QuizState], actor: Viewer, args: Args) -> None:
+    state = story.state
+    decision = dict(args["decision"])
     settled = {"round": state.round, "decision": decision, "drawn_from": None, "winner": decision.get("winner")}
     if decision.get("outcome") == "tie" and state.options["tie_rule"] == "draw":
         tied = sorted(decision.get("tied_first") or [])
         if tied:
             settled["drawn_from"] = tied
-            settled["winner"] = tied[rng.randbelow(len(tied), f"round {state.round} tie among {len(tied)}")]
-    return [Event(ROUND_SETTLED, settled)]
+            settled["winner"] = tied[story.rng.randbelow(len(tied), f"round {state.round} tie among {len(tied)}")]
+    story.tell(ROUND_SETTLED, settled)
+
+
+HOSTS: tuple[ViewerKind, ...] = ("host", "table")
+MOVES: dict[str, Move[QuizState, Story[QuizState]]] = {
+    "arm": Move(_tell_arm, phases=("waiting",), off_phase="round_in_progress", by=HOSTS, refused="host_only",
+                check=_check_arm),
+    "cancel_round": Move(_tell_cancel, phases=("armed",), off_phase="no_round", by=HOSTS, refused="host_only"),
+    "settle": Move(_tell_settle, phases=("armed",), off_phase="no_round", by=("system",), check=_check_settle),
+}
 
 
 def evolve(state: QuizState, event: Event) -> QuizState:
@@ -169,8 +188,8 @@ BUZZER_QUIZ: GameDefinition[QuizState] = GameDefinition(
     max_seats=13,
     normalize_options=normalize_options,
     setup=setup,
-    validate=validate,
-    decide=decide,
+    moves=MOVES,
+    phase=phase,
     evolve=evolve,
     view=view,
     secrets=secrets,

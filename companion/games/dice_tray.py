@@ -14,13 +14,17 @@ from companion.dice import Catalogue, Die
 from companion.errors import ConfigError
 from companion.fairness.rng import RandomSource
 from companion.games.base import (
+    EVERYONE,
+    Args,
     Command,
     Event,
     GameDefinition,
+    Move,
     OptionsError,
     Rejection,
     SeatInfo,
     Secret,
+    Story,
     Viewer,
 )
 
@@ -104,39 +108,49 @@ def _requested_dice(state: TrayState, args: Mapping[str, Any]) -> tuple[list[str
     return None, None
 
 
-def validate(state: TrayState, actor: Viewer, command: Command) -> Rejection | None:
-    if actor.kind == "seat" and all(s.number != actor.seat for s in state.seats):
-        return Rejection("not_seated")
-    if command.name not in ("roll", "set_tray"):
-        return Rejection("unknown_command", {"command": command.name[:40]})
-    unknown = set(command.args) - {"dice", "preset"}
+def _check(state: TrayState, actor: Viewer, args: Args) -> Rejection | None:
+    unknown = set(args) - {"dice", "preset"}
     if unknown:
         return Rejection("bad_arguments", {"detail": ", ".join(sorted(unknown))[:80]})
-    dice, rejection = _requested_dice(state, command.args)
-    if rejection:
-        return rejection
-    if command.name == "roll" and not (dice if dice is not None else state.tray):
-        return Rejection("empty_tray")
-    return None
+    return _requested_dice(state, args)[1]
 
 
-def decide(state: TrayState, actor: Viewer, command: Command, rng: RandomSource) -> list[Event]:
-    dice, _ = _requested_dice(state, command.args)
-    if command.name == "set_tray":
-        return [Event("tray_set", {"dice": dice or []})]
+def _check_roll(state: TrayState, actor: Viewer, args: Args) -> Rejection | None:
+    refused = _check(state, actor, args)
+    if refused:
+        return refused
+    dice, _ = _requested_dice(state, args)
+    return None if (dice if dice is not None else state.tray) else Rejection("empty_tray")
+
+
+def _tell_set_tray(story: Story[TrayState], actor: Viewer, args: Args) -> None:
+    dice, _ = _requested_dice(story.state, args)
+    story.tell("tray_set", {"dice": dice or []})
+
+
+def _tell_roll(story: Story[TrayState], actor: Viewer, args: Args) -> None:
+    state = story.state
+    dice, _ = _requested_dice(state, args)
     chosen = dice if dice is not None else list(state.tray)
     number = state.rolls_total + 1
     rolled = []
     for i, die_id in enumerate(chosen):
         die = state.catalogue.dice[die_id]
-        face = rng.randbelow(len(die.faces), f"roll {number} die {i + 1} {die_id}")
+        face = story.rng.randbelow(len(die.faces), f"roll {number} die {i + 1} {die_id}")
         # The label and value make the log readable on its own; evolve trusts only die and face.
         shown = die.faces[face]
         rolled.append({**RolledDie(die_id, face).to_json(), "label": dict(shown.label), "value": shown.value})
     values = [d["value"] for d in rolled]
     event_total = None if None in values else sum(values)
-    data = {"number": number, "by": str(actor), "at_us": command.at_us, "dice": rolled, "total": event_total}
-    return [Event("dice_rolled", data)]
+    story.tell("dice_rolled", {"number": number, "by": str(actor), "at_us": story.at_us, "dice": rolled,
+                               "total": event_total})
+
+
+MOVES: dict[str, Move[TrayState, Story[TrayState]]] = {
+    # Anyone at the table rolls, the table display and the host included.
+    "roll": Move(_tell_roll, by=EVERYONE, check=_check_roll),
+    "set_tray": Move(_tell_set_tray, by=EVERYONE, check=_check),
+}
 
 
 def evolve(state: TrayState, event: Event) -> TrayState:
@@ -244,8 +258,8 @@ DICE_TRAY: GameDefinition[TrayState] = GameDefinition(
     max_seats=13,
     normalize_options=normalize_options,
     setup=setup,
-    validate=validate,
-    decide=decide,
+    moves=MOVES,
+    seated=lambda state, seat: any(s.number == seat for s in state.seats),
     evolve=evolve,
     view=view,
     secrets=secrets,

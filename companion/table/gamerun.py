@@ -7,7 +7,7 @@ so what the table shows after a restart is exactly what it showed before.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -133,13 +133,6 @@ class GameRun:
         for record in records[1:]:
             run.apply(record)
         return run
-
-    def next_state(self, events: Iterable[Event]) -> Any:
-        """The state after these game events, without touching this run (pure rules only)."""
-        state = self.state
-        for event in events:
-            state = self.definition.evolve(state, event)
-        return state
 
     def apply(self, record: RecordedEvent, new_state: Any = None) -> None:
         """Advance by one stored event. `new_state`, when given, is the already-computed result."""

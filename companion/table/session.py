@@ -322,17 +322,16 @@ class Table:
         epoch_seats = sorted({*run.sealed_seats, *joining})
         master = run.epoch_master(epoch_seats) if joining else run.master
         rng = SeededRandomSource(master, run.counter, run.epoch + 1 if joining else run.epoch)
-        events = definition.decide(run.state, actor, command, rng)
-        if not events:
+        decision = definition.decide(run.state, actor, command, rng)
+        if not decision.events:
             return Outcome(Rejection("nothing_happened"))
-        for event in events:
+        for event in decision.events:
             if event.type in RESERVED:
                 raise ValueError(f"{definition.id} decided a reserved event type {event.type!r}")
-        states: list[Any] = []
-        state = run.state
-        for event in events:
-            state = definition.evolve(state, event)
-            states.append(state)
+        # The rules evolved each event as they told it: those states are adopted, not computed again.
+        events: list[Event] = list(decision.events)
+        states: list[Any] = list(decision.states)
+        state = states[-1]
         if joining and rng.draws:
             events = [Event(RANDOMNESS_SEALED, {"epoch": rng.epoch, "seats": epoch_seats}), *events]
             states = [None, *states]

@@ -170,7 +170,7 @@ def _check_outcomes(events: list[RecordedEvent], definition: GameDefinition[Any]
                 verdict.problems.append(f"event {event.seq}: the rules refuse {command.name!r} here ({refusal.code})")
                 return
             try:
-                decided = definition.decide(run.state, actor, command, replay)
+                decided = definition.decide(run.state, actor, command, replay).events
             except (ReplayMismatch, ValueError, KeyError) as err:
                 verdict.problems.append(f"event {event.seq}: the rules cannot decide {command.name!r} again ({err})")
                 return

@@ -8,8 +8,9 @@ the dice counter-clockwise and announces who cleared four coffins first.
 from __future__ import annotations
 
 from companion.games.base import Command, GameDefinition
+from companion.games.garlic.moves import MOVES, story
 from companion.games.garlic.options import MAX_PLAYERS, normalize_options, options_schema
-from companion.games.garlic.rules import deadline, decide, evolve, is_over, setup, validate
+from companion.games.garlic.rules import deadline, evolve, is_over, setup
 from companion.games.garlic.state import GarlicState
 from companion.games.garlic.views import actions, describe, secrets, view
 
@@ -20,8 +21,10 @@ GARLIC_SLAP: GameDefinition[GarlicState] = GameDefinition(
     max_seats=MAX_PLAYERS,
     normalize_options=normalize_options,
     setup=setup,
-    validate=validate,
-    decide=decide,
+    moves=MOVES,
+    phase=lambda state: state.phase,
+    story=story,
+    seated=GarlicState.seated,
     evolve=evolve,
     view=view,
     secrets=secrets,

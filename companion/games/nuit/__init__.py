@@ -5,17 +5,19 @@ companion keeps what is secret, random or counted: the tomato's tower (sealed at
 stacks' fixed cycles, the magic deck, the dice and every bottle and card.
 
 The rules are split by concept: options.py (the table's choices and the unverified facts),
-state.py, rules.py (setup, the ledger primitives, evolve), turn.py (what may be done now and the
-story each command tells), views.py (what each screen may see, secrets, actions, log lines).
+state.py, rules.py (setup and the ledger primitives), evolve.py (how an event changes the state),
+turn.py (who the turn waits on and the story it tells), moves.py (each command: when, who, its
+check and its telling), views.py (what each screen may see, secrets, actions, log lines).
 """
 
 from __future__ import annotations
 
 from companion.games.base import Command, GameDefinition
+from companion.games.nuit.evolve import close, evolve, is_over
+from companion.games.nuit.moves import MOVES, story
 from companion.games.nuit.options import MAX_PLAYERS, MIN_PLAYERS, normalize_options, options_schema
-from companion.games.nuit.rules import GAME_ID, close, evolve, is_over, setup
+from companion.games.nuit.rules import GAME_ID, setup
 from companion.games.nuit.state import NuitState
-from companion.games.nuit.turn import decide, validate
 from companion.games.nuit.views import actions, describe, secrets, view
 
 NUIT_DES_VAMPIRES: GameDefinition[NuitState] = GameDefinition(
@@ -25,8 +27,11 @@ NUIT_DES_VAMPIRES: GameDefinition[NuitState] = GameDefinition(
     max_seats=MAX_PLAYERS,
     normalize_options=normalize_options,
     setup=setup,
-    validate=validate,
-    decide=decide,
+    moves=MOVES,
+    phase=lambda state: state.phase,
+    stage=NuitState.stage,
+    story=story,
+    seated=NuitState.seated,
     evolve=evolve,
     view=view,
     secrets=secrets,

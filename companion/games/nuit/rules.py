@@ -1,31 +1,28 @@
 """La nuit des vampires' rules (N-S*, N-L*, N-T*, N-F*, N-C*, N-E1 in rules/nuit-des-vampires.md),
 as pure functions: the setup, the start roll, and the ledger primitives the turn flow is built on.
 
-`evolve` applies one event; turn.py's `validate` says whether a command may be played now and
-its `decide` turns it into events. `decide` tells the story by evolving as it goes (`_Story`), so each consequence
-is decided on the state the previous one left, exactly as a replay will see it.
-
 The primitives (`take_bottles`, `pay_bottles`, `take_magic`, `give_back_magic`, `draw_fate`,
 `open_tower`, `peek_tower`) check a limit and return a Rejection, or the events that carry the
-change out; the turn flow tells those events in its own story (`_Story.apply`).
+change out; the turn flow tells those events in its own story (`LedgerStory.apply`), which evolves
+each as it is told (evolve.py), so every consequence is decided on the state the previous one left.
 
-The turn itself (moving, magic cards, duels, the castle, the oubliettes) is told in turn.py.
+The turn itself (moving, magic cards, duels, the castle, the oubliettes) is told in turn.py, and
+what each command may do is its move's (moves.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 from companion.fairness.rng import RandomSource, shuffled
 from companion.fairness.sealed import seal
-from companion.games.base import Event, Rejection, SeatInfo
-from companion.games.nuit.options import BOTTLES, BRIDGES, FATE_COLOURS, TOWERS
+from companion.games.base import Event, Rejection, SeatInfo, Story
+from companion.games.nuit.evolve import evolve
+from companion.games.nuit.options import BOTTLES, FATE_COLOURS, TOWERS
 from companion.games.nuit.state import (
     ONION,
     OUBLIETTES,
-    RECENT,
     TOMATO,
     FateCard,
     NuitState,
@@ -35,7 +32,6 @@ from companion.games.nuit.state import (
     build_magic,
 )
 from companion.games.options import whole
-from companion.games.story import Story
 
 GAME_ID = "nuit-des-vampires"
 SEAL_NAME = "tomato_tower"
@@ -87,8 +83,8 @@ def setup(options: Mapping[str, Any], seats: Sequence[SeatInfo], rng: RandomSour
 Outcome = Rejection | list[Event]
 
 
-def _story_of(state: NuitState, tell: Callable[[_Story], None]) -> list[Event]:
-    story = _Story(state, 0, _NoRandom())
+def _story_of(state: NuitState, tell: Callable[[LedgerStory], None]) -> list[Event]:
+    story = LedgerStory(state, 0, _NoRandom())
     tell(story)
     return story.events
 
@@ -134,7 +130,7 @@ def take_magic(state: NuitState, seat: int, card: int, cause: str) -> Outcome:
     if len(state.player(seat).hand) >= state.options["max_magic"]:
         return Rejection("hand_full", {"max": state.options["max_magic"]})
 
-    def tell(story: _Story) -> None:
+    def tell(story: LedgerStory) -> None:
         story.tell("magic_taken", {"seat": seat, "card": card, "cause": cause})
         story.refill()
     return _story_of(state, tell)
@@ -209,7 +205,7 @@ def open_tower(state: NuitState, seat: int, number: int, found: str | None = Non
         # The box holds one tomato and four onions: the last closed tower holds the tomato.
         return Rejection("onions_all_found")
 
-    def tell(story: _Story) -> None:
+    def tell(story: LedgerStory) -> None:
         story.tell("tower_opened", {"seat": seat, "tower": number, "content": content}, reveals=not state.physical)
         if content == TOMATO:
             story.tell("game_won", {"seat": seat, "tower": number, "salt": state.salt,
@@ -250,7 +246,7 @@ _UNDER_THE_DECK = ("magic_played", "magic_returned")
 """The events that put magic cards under the deck (N-L3)."""
 
 
-class _Story(Story[NuitState]):
+class LedgerStory(Story[NuitState]):
     """The events of one command, each applied as soon as it is told (see story.py)."""
 
     def __init__(self, state: NuitState, at_us: int, rng: RandomSource) -> None:
@@ -301,222 +297,4 @@ class _Story(Story[NuitState]):
         self.tell("start_decided", {"seat": tied[0], "total": best,
                                     "order": seats_in_order[i:] + seats_in_order[:i]})
 
-
-# -- evolve -------------------------------------------------------------------------------------
-
-def _with_player(state: NuitState, seat: int, **changes: Any) -> tuple[Player, ...]:
-    return tuple(replace(p, **changes) if p.seat == seat else p for p in state.players)
-
-
-def _happened(state: NuitState, kind: str, data: Mapping[str, Any]) -> tuple[Mapping[str, Any], ...]:
-    """A public line for the table display: never a tower's content before it is opened."""
-    return ({"kind": kind, **data}, *state.happenings)[:RECENT]
-
-
-def evolve(state: NuitState, event: Event) -> NuitState:
-    new = _evolve(state, event)
-    return replace(new, step=state.step + 1)
-
-
-def _evolve(state: NuitState, event: Event) -> NuitState:
-    data = event.data
-    kind = event.type
-    if kind == "start_rolled":
-        rolls = {**state.start["rolls"], str(data["seat"]): {k: data[k] for k in ("red", "black", "total")}}
-        return replace(state, start={**state.start, "rolls": rolls})
-    if kind == "start_tied":
-        return replace(state, start={"round": data["round"] + 1, "contenders": list(data["seats"]), "rolls": {},
-                                     "last": dict(state.start["rolls"])},
-                       happenings=_happened(state, "start_tied", {"seats": list(data["seats"])}))
-    if kind == "start_decided":
-        return replace(state, phase="turn", current=data["seat"], order=tuple(data["order"]),
-                       turn={"stage": "choose", "seat": data["seat"]}, turns=1,
-                       happenings=_happened(state, "starts", {"seat": data["seat"], "total": data["total"]}))
-    if kind == "bottles_taken":
-        player = state.player(data["seat"])
-        taken = data["taken"]
-        return replace(state, players=_with_player(state, player.seat, bottles=player.bottles + taken),
-                       reserve=state.reserve - taken,
-                       happenings=_happened(state, "bottles_taken", {k: data[k] for k in ("seat", "taken", "cause")}))
-    if kind == "bottles_paid":
-        player = state.player(data["seat"])
-        paid = data["paid"]
-        return replace(state, players=_with_player(state, player.seat, bottles=player.bottles - paid),
-                       reserve=state.reserve + paid,
-                       happenings=_happened(state, "bottles_paid", {k: data[k] for k in ("seat", "paid", "cause")}))
-    if kind == "magic_taken":
-        player = state.player(data["seat"])
-        display = tuple(c for c in state.display if c != data["card"])
-        move = state.move
-        if data["cause"] == "onion":
-            move = {**move, "bonus": move["bonus"] - 1}
-        return replace(state, display=display, move=move,
-                       players=_with_player(state, player.seat, hand=(*player.hand, data["card"])),
-                       happenings=_happened(state, "magic_taken", {k: data[k] for k in ("seat", "card", "cause")}))
-    if kind == "display_refilled":
-        return replace(state, deck=state.deck[1:], display=(*state.display, data["card"]),
-                       magic_seen=state.magic_seen | {data["card"]})
-    if kind == "magic_returned":
-        player = state.player(data["seat"])
-        hand = tuple(c for c in player.hand if c not in data["cards"])
-        return replace(state, deck=(*state.deck, *data["cards"]),
-                       players=_with_player(state, player.seat, hand=hand),
-                       happenings=_happened(state, "magic_returned", {k: data[k] for k in ("seat", "cards", "cause")}))
-    if kind == "fate_drawn":
-        colour = state.colours.index(data["colour"])
-        stacks = tuple((*s[1:], s[0]) if i == colour else s for i, s in enumerate(state.stacks))
-        return replace(state, stacks=stacks, fate_drawn=(*state.fate_drawn, data["card"]),
-                       happenings=_happened(state, "fate_drawn", {k: data[k] for k in ("seat", "colour", "card",
-                                                                                       "cause")}))
-    if kind == "tower_peeked":
-        peek = (data["seat"], data["tower"])
-        peeks = state.peeks if peek in state.peeks else (*state.peeks, peek)
-        return replace(state, peeks=peeks,
-                       happenings=_happened(state, "tower_peeked", {"seat": data["seat"], "tower": data["tower"]}))
-    if kind == "tower_opened":
-        content = data["content"]
-        towers = tuple(replace(t, opened=True, content=content, found=content) if t.number == data["tower"] else t
-                       for t in state.towers)
-        return replace(state, towers=towers, happenings=_happened(state, "tower_opened", {
-            k: data[k] for k in ("seat", "tower", "content")}))
-    if kind == "onion_taken":
-        player = state.player(data["seat"])
-        towers = tuple(replace(t, content=None) if t.number == data["tower"] else t for t in state.towers)
-        return replace(state, towers=towers, players=_with_player(state, player.seat, onions=player.onions + 1))
-    if kind == "player_moved":
-        return replace(state, players=_with_player(state, data["seat"], location=data["to"]),
-                       happenings=_happened(state, "moved", {k: data[k] for k in ("seat", "to", "cause")}))
-    if kind in _TURN_EVENTS:
-        return _TURN_EVENTS[kind](state, data)
-    if kind == "game_won":
-        return replace(state, phase="over", winner=data["seat"], current=None, turn={},
-                       happenings=_happened(state, "won", {"seat": data["seat"], "tower": data["tower"]}))
-    raise ValueError(f"la nuit des vampires has no event {kind!r}")
-
-
-def _turn_passed(state: NuitState, data: Mapping[str, Any]) -> NuitState:
-    return replace(state, current=data["seat"], turn={"stage": "choose", "seat": data["seat"]}, move={},
-                   duel=None, turns=state.turns + 1)
-
-
-def _asked(state: NuitState, data: Mapping[str, Any]) -> NuitState:
-    return replace(state, turn={"stage": data["choice"], **{k: v for k, v in data.items() if k != "choice"}})
-
-
-def _move_begun(state: NuitState, data: Mapping[str, Any]) -> NuitState:
-    return replace(state, turn={"stage": "moving", "seat": data["seat"]},
-                   move={"played": 0, "tempo": 0, "bonus": data["bonus"], "from": data["from"]},
-                   happenings=_happened(state, "move_begun", {"seat": data["seat"]}))
-
-
-def _magic_played(state: NuitState, data: Mapping[str, Any]) -> NuitState:
-    """N-L3: a used card goes under the deck; it counts toward N-L2 unless it is a duel card."""
-    player = state.player(data["seat"])
-    card = data["card"]
-    changes: dict[str, Any] = {
-        "players": _with_player(state, player.seat, hand=tuple(c for c in player.hand if c != card)),
-        "deck": (*state.deck, card),
-        "happenings": _happened(state, "magic_played", {"seat": data["seat"], "card": card, "card_kind": data["kind"]}
-                                | {k: data[k] for k in ("spaces", "use", "from") if k in data}),
-    }
-    if data["counted"]:
-        changes["move"] = {**state.move, "played": state.move.get("played", 0) + 1,
-                           "tempo": state.move.get("tempo", 0) + data.get("spaces", 0)}
-    if data.get("use") == "place" or (data.get("use") == "escape" and state.bridges < BRIDGES):
-        # N-C4a: the bridge card that leaves the oubliettes places a bridge (or moves one of the two).
-        changes["bridges"] = state.bridges + 1
-    if state.duel is not None and data["kind"].startswith("duel_"):
-        played = {**state.duel["played"], str(data["seat"]): [*state.duel["played"][str(data["seat"])], card]}
-        changes["duel"] = {**state.duel, "played": played}
-    return replace(state, **changes)
-
-
-def _magic_stolen(state: NuitState, data: Mapping[str, Any]) -> NuitState:
-    thief, victim = state.player(data["seat"]), state.player(data["from"])
-    players = tuple(replace(p, hand=(*p.hand, data["card"])) if p.seat == thief.seat
-                    else replace(p, hand=tuple(c for c in p.hand if c != data["card"])) if p.seat == victim.seat
-                    else p for p in state.players)
-    return replace(state, players=players,
-                   happenings=_happened(state, "magic_stolen", {k: data[k] for k in ("seat", "from", "card")}))
-
-
-def _dice_rolled(state: NuitState, data: Mapping[str, Any]) -> NuitState:
-    return replace(state, last_roll=dict(data), happenings=_happened(state, "dice_rolled", dict(data)))
-
-
-def _duel_begun(state: NuitState, data: Mapping[str, Any]) -> NuitState:
-    attacker, defender = data["attacker"], data["defender"]
-    duel = {"attacker": attacker, "defender": defender, "at": data["at"], "round": 1,
-            "dice": {str(attacker): "red", str(defender): "black"},
-            "played": {str(attacker): [], str(defender): []}, "ready": [], "rolls": None, "winner": None}
-    return replace(state, duel=duel, turn={"stage": "duel", "seat": attacker},
-                   happenings=_happened(state, "duel_begun", dict(data)))
-
-
-def _duel_ready(state: NuitState, data: Mapping[str, Any]) -> NuitState:
-    assert state.duel is not None
-    return replace(state, duel={**state.duel, "ready": [*state.duel["ready"], data["seat"]]})
-
-
-def _duel_rolled(state: NuitState, data: Mapping[str, Any]) -> NuitState:
-    assert state.duel is not None
-    return replace(state, duel={**state.duel, "rolls": dict(data["rolls"])},
-                   happenings=_happened(state, "duel_rolled", dict(data)))
-
-
-def _duel_tied(state: NuitState, data: Mapping[str, Any]) -> NuitState:
-    """N-D2: the two swap dice and roll again; each may play a duel card again."""
-    duel = state.duel
-    assert duel is not None
-    dice = {seat: "black" if die == "red" else "red" for seat, die in duel["dice"].items()}
-    return replace(state, duel={**duel, "round": duel["round"] + 1, "dice": dice,
-                                "played": {seat: [] for seat in duel["played"]}, "ready": [], "rolls": None,
-                                "tied": dict(duel["rolls"] or {})})
-
-
-def _duel_won(state: NuitState, data: Mapping[str, Any]) -> NuitState:
-    assert state.duel is not None
-    return replace(state, duel={**state.duel, "winner": data["winner"], "loser": data["loser"]},
-                   happenings=_happened(state, "duel_won", {k: data[k] for k in ("winner", "loser")}))
-
-
-def _noted(kind: str) -> Callable[[NuitState, Mapping[str, Any]], NuitState]:
-    """An event that changes nothing but the table's list of what happened."""
-    return lambda state, data: replace(state, happenings=_happened(state, kind, dict(data)))
-
-
-def _flew(state: NuitState, data: Mapping[str, Any]) -> NuitState:
-    return replace(state, players=_with_player(state, data["seat"], location=data["to"]),
-                   happenings=_happened(state, "flew", dict(data)))
-
-
-_TURN_EVENTS: dict[str, Callable[[NuitState, Mapping[str, Any]], NuitState]] = {
-    "turn_passed": _turn_passed,
-    "asked": _asked,
-    "move_begun": _move_begun,
-    "magic_played": _magic_played,
-    "magic_stolen": _magic_stolen,
-    "dice_rolled": _dice_rolled,
-    "duel_begun": _duel_begun,
-    "duel_ready": _duel_ready,
-    "duel_rolled": _duel_rolled,
-    "duel_tied": _duel_tied,
-    "duel_won": _duel_won,
-    "flew": _flew,
-    "oubliettes_left": _noted("oubliettes_left"),
-    "escape_failed": _noted("escape_failed"),
-    "tax_unpaid": _noted("tax_unpaid"),
-}
-
-
-def close(state: NuitState) -> NuitState:
-    """The table closed the game (the host ended it): the placement becomes everyone's (its proof
-    is the seal's salt, in the view from now on)."""
-    if state.phase == "over":
-        return state
-    return replace(state, phase="over", current=None, turn={})
-
-
-def is_over(state: NuitState) -> bool:
-    return state.phase == "over"
 

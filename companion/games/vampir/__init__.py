@@ -15,7 +15,7 @@ from companion.games.base import GameDefinition
 from companion.games.vampir.options import MAX_PLAYERS, MIN_PLAYERS, normalize_options, options_schema
 from companion.games.vampir.rules import GAME_ID, evolve, is_over, setup
 from companion.games.vampir.state import VampirState
-from companion.games.vampir.turn import decide, validate
+from companion.games.vampir.turn import MOVES, story
 from companion.games.vampir.views import actions, describe, secrets, view
 
 VAMPIR: GameDefinition[VampirState] = GameDefinition(
@@ -25,8 +25,11 @@ VAMPIR: GameDefinition[VampirState] = GameDefinition(
     max_seats=MAX_PLAYERS,
     normalize_options=normalize_options,
     setup=setup,
-    validate=validate,
-    decide=decide,
+    moves=MOVES,
+    phase=lambda state: state.phase,
+    stage=lambda state: state.stage,
+    story=story,
+    seated=VampirState.seated,
     evolve=evolve,
     view=view,
     secrets=secrets,

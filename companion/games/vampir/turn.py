@@ -12,13 +12,11 @@ cards it was allowed to see.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from companion.fairness.rng import RandomSource
-from companion.games.base import Command, Event, Rejection, Viewer
+from companion.games.base import Args, Move, Rejection, Story, Viewer, ViewerKind, no_check
 from companion.games.options import whole
-from companion.games.story import Story
 from companion.games.vampir.options import COLOURS, DRAW
 from companion.games.vampir.rules import (
     begin_round,
@@ -32,8 +30,6 @@ from companion.games.vampir.rules import (
     supply_problems,
 )
 from companion.games.vampir.state import CARDS, VampirState
-
-Args = Mapping[str, Any]
 
 
 def card_number(state: VampirState, token: Any) -> int | None:
@@ -115,19 +111,6 @@ class _Turn(Story[VampirState]):
 
 
 # -- the commands ----------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class _Order:
-    phases: tuple[str, ...]
-    stages: tuple[str | None, ...]
-    """The turn stages it answers; empty: not a turn's command (anyone may send it in the phase)."""
-    check: Callable[[VampirState, Viewer, Args], Rejection | None]
-    tell: Callable[[_Turn, Viewer, Args], None]
-
-
-def _ok(state: VampirState, actor: Viewer, args: Args) -> Rejection | None:
-    return None
-
 
 def _name(state: VampirState, seat: int | None) -> str:
     return (state.player(seat).name or f"#{seat}") if seat is not None else ""
@@ -245,51 +228,30 @@ def _tell_next_round(story: _Turn, actor: Viewer, args: Args) -> None:
         story.tell(event.type, event.data)
 
 
-TURN = ("turn",)
-ORDERS: dict[str, _Order] = {
-    "draw": _Order(TURN, ("choose",), _ok, _tell_draw),
-    "take": _Order(TURN, ("choose",), _check_take, _tell_take),
-    "discard": _Order(TURN, ("drawn",), _check_discard, _tell_discard),
-    "hunt": _Order(TURN, ("drawn", "hunting"), _check_hunt, _tell_hunt),
-    "end_turn": _Order(TURN, ("hunting", "done"), _ok, _tell_end_turn),
-    "choose_starter": _Order(("starter",), (), _check_starter, _tell_starter),
-    "round_over": _Order(("playing",), (), _ok, _tell_round_over),
-    "enter_hunts": _Order(("entering",), (), _check_enter, _tell_enter),
-    "next_round": _Order(("scored",), (), _ok, _tell_next_round),
+def _current(state: VampirState, actor: Viewer) -> Rejection | None:
+    """A turn's moves are its player's."""
+    return None if actor.seat == state.current else Rejection("waiting_for", {"name": _name(state, state.current)})
+
+
+def _turn(tell: Callable[[_Turn, Viewer, Args], None], stages: tuple[str, ...],
+          check: Callable[[VampirState, Viewer, Args], Rejection | None] = no_check) -> Move[VampirState, _Turn]:
+    return Move(tell, phases=("turn",), stages=stages, whose=_current, check=check)
+
+
+PLAYERS: tuple[ViewerKind, ...] = ("host", "seat")
+MOVES: dict[str, Move[VampirState, _Turn]] = {
+    "draw": _turn(_tell_draw, ("choose",)),
+    "take": _turn(_tell_take, ("choose",), _check_take),
+    "discard": _turn(_tell_discard, ("drawn",), _check_discard),
+    "hunt": _turn(_tell_hunt, ("drawn", "hunting"), _check_hunt),
+    "end_turn": _turn(_tell_end_turn, ("hunting", "done")),
+    "choose_starter": Move(_tell_starter, phases=("starter",), by=("host",), refused="host_only",
+                           check=_check_starter),
+    "round_over": Move(_tell_round_over, phases=("playing",), by=PLAYERS),
+    "enter_hunts": Move(_tell_enter, phases=("entering",), by=PLAYERS, check=_check_enter),
+    "next_round": Move(_tell_next_round, phases=("scored",), by=PLAYERS),
 }
-WHO = {"choose_starter": ("host",), "round_over": ("host", "seat"), "enter_hunts": ("host", "seat"),
-       "next_round": ("host", "seat")}
-"""Who may send the commands outside a turn (a turn's commands are its player's)."""
 
 
-# -- validate and decide ---------------------------------------------------------------------------
-
-def validate(state: VampirState, actor: Viewer, command: Command) -> Rejection | None:
-    if actor.kind == "seat" and not state.seated(actor.seat):
-        return Rejection("not_seated")
-    if state.phase == "over":
-        return Rejection("game_over")
-    order = ORDERS.get(command.name)
-    if order is None:
-        return Rejection("unknown_command", {"command": str(command.name)[:40]})
-    if not isinstance(command.args, Mapping):
-        return Rejection("bad_arguments", {"detail": "args"})
-    if order.stages:
-        if actor.kind != "seat":
-            return Rejection("not_authorized")
-        if state.phase not in order.phases or state.stage not in order.stages:
-            return Rejection("not_now")
-        if actor.seat != state.current:
-            return Rejection("waiting_for", {"name": _name(state, state.current)})
-    else:
-        if actor.kind not in WHO[command.name]:
-            return Rejection("host_only" if WHO[command.name] == ("host",) else "not_authorized")
-        if state.phase not in order.phases:
-            return Rejection("not_now")
-    return order.check(state, actor, command.args)
-
-
-def decide(state: VampirState, actor: Viewer, command: Command, rng: RandomSource) -> list[Event]:
-    story = _Turn(state, command.at_us, rng)
-    ORDERS[command.name].tell(story, actor, command.args)
-    return story.events
+def story(state: VampirState, at_us: int, rng: RandomSource) -> _Turn:
+    return _Turn(state, at_us, rng)
