@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from companion.buzzers.protocol import Event, FrameParser
-from tests.simbox import MS, TCCR1B, US, Script, build_firmware, run
+from companion.sim.simavr import MS, TCCR1B, US, Script, build_firmware, run
 
 
 def press_script(presses: int, seed: int) -> tuple[Script, list[tuple[int, int]]]:

@@ -9,7 +9,7 @@ bench/buzzer_latency.py: each keeps its own view and stamps when a round's resul
   gpiozero's MockFactory inside the service process (bench/gpio_serve.py: a line on the service's
   stdin pulls a mock pin low; its edge carries gpiozero's monotonic ticks, the host timeline,
   and GpioSource confirms it 5 ms later exactly as on a Pi), and the buzzer box simulated by
-  tests/fakebox.py on a pty (`[buttons] serial_port` is its symlink): the bench's FakeBox stamps
+  companion/sim/box.py on a pty (`[buttons] serial_port` is its symlink): the bench's FakeBox stamps
   the edge on its own 16 MHz clock and sends it at once, and the service maps it through its clock
   sync. Buttons are paired to seats in the data folder's buttons.toml. GPIO and box rounds alternate.
 * phone: a service with simulated buttons only (a phones-only table: no wired source, so the
@@ -53,7 +53,7 @@ from live_latency import (
 
 sys.path.insert(0, str(ROOT))
 
-from tests.fakebox import FakeBox
+from companion.sim.box import FakeBox
 
 GPIO_PINS = (17, 27, 22, 5, 6, 13, 19, 26, 16, 20, 21, 12, 25)
 """Seat n's button is GPIO_PINS[n - 1]."""

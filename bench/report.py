@@ -4,7 +4,7 @@ cost, start-up, memory and the rules engines' speed.
 Prints the machine, then one table (what, median, p99, unit, note), figure by figure:
 
  1. press -> decision on every client (13 phones + the table display on SSE, loopback), for GPIO
-    (gpiozero MockFactory pins inside the real service process), the buzzer box (tests/fakebox.py
+    (gpiozero MockFactory pins inside the real service process), the buzzer box (companion/sim/box.py
     on a pty) and the phone buzzer (POST /api/buzz): bench/press_latency.py.
  2. command -> every client has the new state, 15 and 100 clients: bench/live_latency.py.
  3. firmware timestamp error, our sampler against the hobby build, in simavr: bench/firmware_timing.py.
@@ -14,7 +14,7 @@ Prints the machine, then one table (what, median, p99, unit, note), figure by fi
     game: companion/store, bench/replay.py.
  6. cold start of `companion serve` to the first served /table, and its RSS idle and with 13 phones
     + the table connected.
- 7. complete random games per second on the pure rules (tests/*_play.py), and dice-tray rolls.
+ 7. complete random games per second on the pure rules (companion/sim/players/), and dice-tray rolls.
 
 A benchmark, not a test: it asserts nothing. Loopback only, every wait bounded, no internet.
 Progress goes to stderr, the report to stdout; `--json FILE` writes it as JSON too.
@@ -451,8 +451,8 @@ def rss_connected(service: live_latency.Service) -> tuple[float, float]:
 
 
 def figure_games(plan: Plan, seed: int) -> list[Row]:
-    from tests import garlic_play, nuit_play, vampir_play
-    from tests.vampir_play import GAME as VAMPIR
+    from companion.sim.players import garlic, nuit, vampir
+    from companion.sim.players.vampir import GAME as VAMPIR
 
     def key(n: int) -> bytes:
         return n.to_bytes(8, "big") * 4
@@ -460,15 +460,15 @@ def figure_games(plan: Plan, seed: int) -> list[Row]:
     players = 4
     games: list[tuple[str, Callable[[int], tuple[int, bool]], str]] = [
         ("garlic slap (Clearing Coffins)",
-         lambda n: played(garlic_play.play_game(players, {}, n), lambda s: s.phase == "over"),
-         "tests/garlic_play.py: companion deck, half the rounds settled through the real referee"),
+         lambda n: played(garlic.play_game(players, {}, n), lambda s: s.phase == "over"),
+         "companion/sim/players/garlic.py: companion deck, half the rounds settled through the real referee"),
         ("la nuit des vampires",
-         lambda n: played(nuit_play.play_game(players, {}, key(n), random.Random(n)), lambda s: s.phase == "over"),
-         "tests/nuit_play.py"),
+         lambda n: played(nuit.play_game(players, {}, key(n), random.Random(n)), lambda s: s.phase == "over"),
+         "companion/sim/players/nuit.py"),
         ("Vampir",
-         lambda n: played(vampir_play.play_game(players, {}, key(n), random.Random(n), illegal=0, offered=0),
+         lambda n: played(vampir.play_game(players, {}, key(n), random.Random(n), illegal=0, offered=0),
                           VAMPIR.is_over),
-         "tests/vampir_play.py, no illegal tries"),
+         "companion/sim/players/vampir.py, no illegal tries"),
     ]
     rows = []
     for name, play, how in games:

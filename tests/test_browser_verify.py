@@ -12,8 +12,8 @@ from playwright.sync_api import Browser
 
 from companion.fairness.verify import verify_export
 from companion.games.registry import GAMES
+from companion.sim.service import ServiceProcess
 from companion.table.session import Table
-from tests.service_process import ServiceProcess
 from tests.test_verify import change_face, find, played, rehashed
 
 pytestmark = pytest.mark.browser

@@ -30,7 +30,7 @@ from companion.deploy import (
     resolve,
 )
 from companion.errors import ConfigError
-from tests.service_process import companion
+from companion.sim.service import companion
 
 VENV_PROGRAM = Path(os.path.abspath(sys.executable)).parent / "companion"
 THIS_USER = pwd.getpwuid(os.getuid()).pw_name

@@ -16,7 +16,7 @@ from companion.buzzers.serialbox import SerialBoxSource, find_box_ports, ladder_
 from companion.buzzers.sources import Press, SimulatedSource, open_sources
 from companion.clock import MonotonicClock
 from companion.config import ButtonsConfig
-from tests.fakebox import TICK_HZ, Edge, FakeBox, now_us
+from companion.sim.box import TICK_HZ, Edge, FakeBox, now_us
 
 
 def wait_until(condition: Callable[[], Any], timeout_s: float = 2.0, what: str = "",

@@ -57,9 +57,9 @@ from typing import Any
 import pytest
 
 from companion.fairness.contributions import commitment_for
+from companion.sim.service import companion
 from companion.store import EventStore, verify_chain
-from tests.service_process import companion
-from tests.soak_support import (
+from tests.support.soak import (
     OK,
     SEATS,
     Connection,

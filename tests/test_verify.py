@@ -14,11 +14,11 @@ from companion.fairness.contributions import commitment_for
 from companion.fairness.verify import verify_export
 from companion.games.base import HOST, TABLE, Command, seat
 from companion.games.registry import GAMES
+from companion.sim.service import companion
 from companion.store import RecordedEvent
 from companion.store.records import GENESIS
 from companion.table.export import export_game
 from companion.table.session import Table
-from tests.service_process import companion
 
 
 def played(table: Table) -> dict[str, Any]:

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from companion.server.identity import SEAT_COOKIE
+from companion.sim.service import ServiceProcess
 from companion.store import EventStore, RecordedEvent, verify_chain
-from tests.service_process import ServiceProcess
 
 PLAYERS = ("Ada", "Ben", "Cyd")
 

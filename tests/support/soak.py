@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from companion.server.patch import apply
-from tests.service_process import ServiceProcess
+from companion.sim.service import ServiceProcess
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT / "bench") not in sys.path:
     sys.path.insert(0, str(ROOT / "bench"))
 live_latency: Any = importlib.import_module("live_latency")
