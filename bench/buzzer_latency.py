@@ -21,9 +21,10 @@ of one thread): rounds of 13 presses through press() and decide(), and large sin
 show how press() and decide() grow with the number of presses.
 
 A benchmark, not a test: it prints wall-clock figures and asserts nothing. Loopback only; every
-wait is bounded. Reuses the service and stream helpers of bench/live_latency.py (imported).
+wait is bounded. The service, the phones and their streams are companion/sim's (service.py,
+clients.py, streams.py).
 
-Usage: .venv/bin/python bench/buzzer_latency.py [--rounds 150] [--warmup 18] [--quick] [--seed 1]
+Usage: .venv/bin/python -m bench.buzzer_latency [--rounds 150] [--warmup 18] [--quick] [--seed 1]
        [--source DIR] [--skip-service] [--skip-referee]
 `--rounds` is per press source (simulated and phone rounds alternate). The defaults take about
 1.75 minutes on 2 CPUs; `--quick` (25 rounds per source, 4 s warm-up, smaller referee runs) about
@@ -36,7 +37,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import http.client
 import json
 import math
 import os
@@ -47,34 +47,30 @@ import selectors
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from live_latency import (
-    ROOT,
-    SEATS,
-    Reader,
-    Service,
-    Stream,
-    display_address,
-    host_command,
-    machine_busy_s,
-    own_cpu_s,
-    percentile,
-    phone_address,
-    request,
-    seat_phones,
-)
-
+from bench.live_latency import ROOT, bench_service, machine_busy_s, own_cpu_s, percentile
 from companion.buzzers import referee
 from companion.buzzers.phones import PING_INTERVAL_S, SAMPLES
 from companion.buzzers.referee import RoundSpec, TimedPress
 from companion.config import ServerConfig
 from companion.server.patch import apply
+from companion.sim.clients import (
+    SEATS,
+    Connection,
+    PingAnswerer,
+    display_address,
+    host_command,
+    phone_address,
+    request,
+    seat_phones,
+)
+from companion.sim.service import ServiceProcess
+from companion.sim.streams import Reader, Stream
 
 SOURCES = ("simulated", "phone")
 PRESS_DELAY_S = (0.050, 0.300)
@@ -169,100 +165,6 @@ class Clients(Reader):
         return stream
 
 
-class Connection:
-    """One keep-alive HTTP/1.1 connection from a given loopback address, like one device's."""
-
-    def __init__(self, port: int, source: str, headers: dict[str, str] | None = None, timeout: float = 20) -> None:
-        self.port, self.source, self.timeout = port, source, timeout
-        self.headers = dict(headers or {})
-        self.conn: http.client.HTTPConnection | None = None
-
-    def call(self, method: str, path: str, body: Any = None, raw: bytes | None = None,
-             headers: dict[str, str] | None = None) -> tuple[int, Any, float]:
-        """(status, answer, perf_counter just before the request went out); an answer that is not
-        JSON comes back as a refusal saying so."""
-        data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
-        all_headers = {**self.headers, **(headers or {})}
-        if data is not None:
-            all_headers.setdefault("Content-Type", "application/json")
-        for attempt in range(2):
-            if self.conn is None:
-                self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout,
-                                                       source_address=(self.source, 0))
-            try:
-                sent = time.perf_counter()
-                self.conn.request(method, path, body=data, headers=all_headers)
-                response = self.conn.getresponse()
-                payload = response.read()
-                if response.will_close:
-                    self.close()
-                try:
-                    answer = json.loads(payload) if payload else None
-                except ValueError:
-                    answer = {"ok": False, "error": f"not json: {payload[:80]!r}"}
-                return response.status, answer, sent
-            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
-                # The server closed an idle keep-alive connection (waitress: after 60 s): once more.
-                self.close()
-                if attempt:
-                    raise
-        raise AssertionError("unreachable")
-
-    def post(self, path: str, body: Any) -> tuple[int, Any, float]:
-        return self.call("POST", path, body)
-
-    def close(self) -> None:
-        if self.conn is not None:
-            self.conn.close()
-            self.conn = None
-
-
-class PingAnswerer:
-    """One thread per phone echoing its pings at once (POST /api/ping), as the phone's page would."""
-
-    def __init__(self, port: int, cookies: dict[int, str]) -> None:
-        self.queues: dict[int, queue.Queue[int]] = {seat: queue.Queue() for seat in cookies}
-        self.rtts_us: dict[int, list[int]] = {seat: [] for seat in cookies}
-        self.refused: list[str] = []
-        self._stop = threading.Event()
-        self._threads = [threading.Thread(target=self._run, args=(port, seat, cookies[seat]), daemon=True,
-                                          name=f"pings-{seat}") for seat in cookies]
-
-    def start(self) -> None:
-        for thread in self._threads:
-            thread.start()
-
-    def _run(self, port: int, seat: int, cookie: str) -> None:
-        connection = Connection(port, phone_address(seat), {"Cookie": cookie})
-        try:
-            while not self._stop.is_set():
-                try:
-                    ping_id = self.queues[seat].get(timeout=0.1)
-                except queue.Empty:
-                    continue
-                self.echo(connection, seat, ping_id)
-        finally:
-            connection.close()
-
-    def echo(self, connection: Connection, seat: int, ping_id: int) -> None:
-        """Answer one ping; keep its round trip, or why it was refused."""
-        try:
-            status, answer, _ = connection.post("/api/ping", {"id": ping_id})
-        except OSError as err:
-            self.refused.append(f"seat {seat}: {err!r}")
-            connection.close()
-            return
-        if status == 200 and answer.get("ok"):
-            self.rtts_us[seat].append(int(answer["rtt_us"]))
-        else:
-            self.refused.append(f"seat {seat}: {status} {answer}")
-
-    def stop(self) -> None:
-        self._stop.set()
-        for thread in self._threads:
-            thread.join(2)
-
-
 # -- the service part --------------------------------------------------------------------------
 
 
@@ -317,7 +219,7 @@ class ServiceResult:
 def run_service(rounds: int, warmup_s: float, rng: random.Random, source: Path = ROOT) -> ServiceResult:
     result = ServiceResult()
     with tempfile.TemporaryDirectory(prefix="buzzer-latency-") as tmp:
-        service = Service(Path(tmp), threads=ServerConfig().threads, source=source)  # the default thread count
+        service = bench_service(Path(tmp), threads=ServerConfig().threads, source=source)  # the default thread count
         service.config.write_text(service.config.read_text() + '[buttons]\nsource = "simulated"\n')
         service.start()
         try:
@@ -353,7 +255,7 @@ def run_service(rounds: int, warmup_s: float, rng: random.Random, source: Path =
                 result.ping_rtts_ms = [rtt / 1000 for rtts in quiz.pingers.rtts_us.values() for rtt in rtts]
                 result.notes += troubles(quiz.pingers, streams)
         finally:
-            service.stop()
+            service.stop_cleanly(10)
     return result
 
 
@@ -377,7 +279,7 @@ class QuizTable:
 
 
 @contextlib.contextmanager
-def quiz_table(service: Service, seats: int) -> Iterator[QuizTable]:
+def quiz_table(service: ServiceProcess, seats: int) -> Iterator[QuizTable]:
     """Seat `seats` phones, start the quiz, open every stream and wait for its first view and the
     phones' first pings; hang everything up afterwards."""
     clients = Clients()
@@ -477,7 +379,7 @@ def one_round(clients: Clients, streams: list[QuizStream], host: Connection, but
     ))
 
 
-def check_views(service: Service, clients: Clients, streams: list[QuizStream], cookies: dict[int, str],
+def check_views(service: ServiceProcess, clients: Clients, streams: list[QuizStream], cookies: dict[int, str],
                 result: ServiceResult) -> None:
     """Each client's patched view equals what /api/view answers now (the patches were applied right)."""
     time.sleep(0.3)
@@ -497,7 +399,7 @@ def check_views(service: Service, clients: Clients, streams: list[QuizStream], c
         result.notes.append(f"all {len(streams)} clients' patched views equal /api/view at the end")
 
 
-def read_settles(service: Service, result: ServiceResult) -> None:
+def read_settles(service: ServiceProcess, result: ServiceResult) -> None:
     """End the game and read its exported log: each settle command's and event's own stamps."""
     _, status, _ = request(service.port, "GET", "/api/status")
     game_id = status["game"]["id"]

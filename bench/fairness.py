@@ -1,6 +1,6 @@
 """How fast verifiable randomness is: raw draws, rolls through the whole pipeline, and verification.
 
-Prints figures; asserts nothing. Usage: .venv/bin/python bench/fairness.py [ROLLS]
+Prints figures; asserts nothing. Usage: .venv/bin/python -m bench.fairness [ROLLS]
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ through both firmware builds in simavr, cycle by cycle, and prints each build's 
 (reported minus true, in microseconds) and the ratio of their worst absolute errors. Deterministic:
 the figures depend on the seed, not on the machine.
 
-    .venv/bin/python bench/firmware_timing.py [--presses N] [--seed S]
+    .venv/bin/python -m bench.firmware_timing [--presses N] [--seed S]
 """
 
 from __future__ import annotations
@@ -13,13 +13,9 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from companion.buzzers.protocol import Event, FrameParser
-from tests.simbox import MS, TCCR1B, US, Script, build_firmware, run
+from companion.sim.simavr import MS, TCCR1B, US, Script, build_firmware, run
 
 
 def press_script(presses: int, seed: int) -> tuple[Script, list[tuple[int, int]]]:

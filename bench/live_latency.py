@@ -8,10 +8,10 @@ moment EVERY stream has received a message whose id (the log position) is at lea
 POST answered. Prints p50/p99/max for 15 and 100 clients, and the server's RSS (VmRSS) idle, with
 the clients connected, and along the commands, next to boardgame.io's figures.
 
-A benchmark, not a test: it prints figures and asserts nothing. Standard library only; loopback
-only; every loop is bounded in count and time.
+A benchmark, not a test: it prints figures and asserts nothing. The service, the phones and their
+streams are companion/sim's; loopback only; every loop is bounded in count and time.
 
-Usage: .venv/bin/python bench/live_latency.py [--commands 1000] [--commands-large 500]
+Usage: .venv/bin/python -m bench.live_latency [--commands 1000] [--commands-large 500]
        [--interval-ms 20] [--only 15|100] [--phones 0..13] [--py-spy PREFIX] [--source DIR]
 `--source DIR` runs the companion package found in DIR instead of this tree (e.g. an older commit
 extracted with `git archive REV | tar -x -C DIR`), to compare versions. `--phones` changes how many
@@ -27,31 +27,27 @@ longer run, not as an ever-growing queue.
 from __future__ import annotations
 
 import argparse
-import bisect
 import http.client
 import json
 import math
 import os
-import selectors
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+from companion.sim.clients import SEATS, display_address, phone_address, request, seat_phones
+from companion.sim.service import COMPANION, ServiceProcess
+from companion.sim.streams import Reader
 
 ROOT = Path(__file__).resolve().parent.parent
-SEATS = 13
 REFERENCE = ("boardgame.io 0.50.2 (Node, socket.io), 13 players + 2 spectators, moves 20 ms apart: "
              "p50 3.1 ms, p99 6.4 ms; RSS 65 MB idle, 97 MB after 1000 moves")
-START_TIMEOUT_S = 30.0
 CONNECT_TIMEOUT_S = 15.0
 QUIET_S = 0.3
 DRAIN_TIMEOUT_S = 10.0
@@ -59,353 +55,18 @@ MAX_FIRE_S = 45.0
 """A run stops firing after this long, whatever the command count (an overloaded server)."""
 
 
-# -- the service -------------------------------------------------------------------------------
+# -- the service and its streams ----------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-class Service:
-    """`companion serve` on 127.0.0.1 with a temporary data folder and config file."""
-
-    def __init__(self, workdir: Path, threads: int, source: Path = ROOT) -> None:
-        self.source = source
-        self.port = free_port()
-        self.data = workdir / "data"
-        self.config = workdir / "companion.toml"
-        self.config.write_text(f"[server]\nthreads = {threads}\n")
-        self.proc: subprocess.Popen[bytes] | None = None
-        self.log = workdir / "service.log"
-
-    def program(self) -> list[str]:
-        """What runs `companion serve` (a subclass may wrap it)."""
-        return [sys.executable, "-m", "companion"]
-
-    def start(self) -> Service:
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
-        if self.source != ROOT:
-            env["PYTHONPATH"] = str(self.source)  # ahead of the venv's editable install
-        with self.log.open("wb") as log:
-            self.proc = subprocess.Popen(
-                [*self.program(), "serve", "--host", "127.0.0.1", "--port", str(self.port),
-                 "--data", str(self.data), "--config", str(self.config), "--quiet"],
-                stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT, cwd=self.source, env=env,
-            )
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"service exited with {self.proc.returncode}: {self.log.read_text()[-2000:]}")
-            try:
-                request(self.port, "GET", "/api/status", timeout=1)
-                return self
-            except OSError:
-                time.sleep(0.05)
-        raise RuntimeError("service did not answer in time")
-
-    @property
-    def pid(self) -> int:
-        assert self.proc is not None
-        return self.proc.pid
-
-    @property
-    def host_key(self) -> str:
-        return (self.data / "host.key").read_text().strip()
-
-    def proc_status(self) -> dict[str, str]:
-        fields = {}
-        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
-            key, _, value = line.partition(":")
-            fields[key] = value.strip()
-        return fields
-
-    def rss_mb(self) -> float:
-        return int(self.proc_status()["VmRSS"].split()[0]) / 1024
-
-    def threads(self) -> int:
-        return int(self.proc_status()["Threads"])
-
-    def cpu_s(self) -> float:
-        """User + system CPU time of the server so far."""
-        user, system = self.cpu_split_s()
-        return user + system
-
-    def cpu_split_s(self) -> tuple[float, float]:
-        """(user, system) CPU time of the server so far."""
-        stat = Path(f"/proc/{self.pid}/stat").read_text()
-        parts = stat[stat.rindex(")") + 2:].split()
-        tick = os.sysconf("SC_CLK_TCK")
-        return int(parts[11]) / tick, int(parts[12]) / tick
-
-    def context_switches(self) -> int:
-        """Voluntary + involuntary context switches of every server thread alive now."""
-        total = 0
-        for task in Path(f"/proc/{self.pid}/task").iterdir():
-            try:
-                text = (task / "status").read_text()
-            except OSError:
-                continue
-            for line in text.splitlines():
-                if "ctxt_switches:" in line:
-                    total += int(line.split(":")[1])
-        return total
-
-    def stop(self) -> None:
-        if self.proc is None or self.proc.poll() is not None:
-            return
-        self.proc.send_signal(signal.SIGINT)
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(10)
-
-
-def request(port: int, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None,
-            source: str | None = None, timeout: float = 10) -> tuple[int, Any, http.client.HTTPResponse]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout,
-                                      source_address=(source, 0) if source else None)
-    try:
-        data = None if body is None else json.dumps(body).encode()
-        all_headers = {"Content-Type": "application/json"} if data is not None else {}
-        all_headers.update(headers or {})
-        conn.request(method, path, body=data, headers=all_headers)
-        response = conn.getresponse()
-        payload = response.read()
-        return response.status, json.loads(payload) if payload else None, response
-    finally:
-        conn.close()
-
-
-def host_command(service: Service, name: str, args: dict[str, Any] | None = None) -> None:
-    status, answer, _ = request(service.port, "POST", "/api/commands", {"as": "host", "name": name, "args": args or {}},
-                                headers={"Authorization": f"Bearer {service.host_key}"})
-    if status != 200 or not answer.get("ok"):
-        raise RuntimeError(f"host command {name} refused: {status} {answer}")
-
-
-def seat_phones(service: Service, phones: int) -> dict[int, str]:
-    """13 seats, a fresh dice tray, and each phone's seat cookie (joined from 127.0.0.<10+n>)."""
-    host_command(service, "end_game")
-    host_command(service, "set_seat_count", {"count": SEATS})
-    host_command(service, "start_game", {"game": "dice-tray"})
-    _, view, _ = request(service.port, "GET", "/api/view?as=table")
-    code = view["table"]["join_code"]
-    cookies = {}
-    for seat in range(1, phones + 1):
-        status, answer, response = request(service.port, "POST", "/api/join",
-                                           {"code": code, "seat": seat, "name": f"P{seat}"},
-                                           source=phone_address(seat))
-        if status != 200 or not answer.get("ok"):
-            raise RuntimeError(f"seat {seat} could not join: {status} {answer}")
-        for header, value in response.getheaders():
-            if header.lower() == "set-cookie" and value.startswith("seat="):
-                cookies[seat] = value.split(";", 1)[0]
-    return cookies
-
-
-def phone_address(seat: int) -> str:
-    return f"127.0.0.{10 + seat}"
-
-
-def display_address(index: int) -> str:
-    return f"127.0.1.{1 + index}"
-
-
-# -- the event streams -------------------------------------------------------------------------
-
-
-@dataclass
-class Stream:
-    """One SSE client: an HTTP/1.1 response read incrementally (chunked), events split on blank lines."""
-
-    name: str
-    sock: socket.socket
-    raw: bytearray = field(default_factory=bytearray)
-    body: bytearray = field(default_factory=bytearray)
-    status: int = 0
-    headers_done: bool = False
-    chunked: bool = False
-    chunk_state: str = "size"
-    chunk_left: int = 0
-    ended: bool = False
-    revoked: bool = False
-    ids: list[int] = field(default_factory=list)
-    times: list[float] = field(default_factory=list)
-    first_data: bytes = b""
-    data_bytes: int = 0
-    messages: int = 0
-
-    def feed(self, data: bytes, now: float) -> None:
-        if not data:
-            self.ended = True
-            return
-        self.raw += data
-        if not self.headers_done:
-            end = self.raw.find(b"\r\n\r\n")
-            if end < 0:
-                return
-            head = bytes(self.raw[:end]).decode("latin-1").lower()
-            del self.raw[:end + 4]
-            self.status = int(head.split(None, 2)[1])
-            self.chunked = "transfer-encoding: chunked" in head
-            self.headers_done = True
-        if self.chunked:
-            self._dechunk()
-        else:
-            self.body += self.raw
-            self.raw.clear()
-        self._events(now)
-
-    def _dechunk(self) -> None:
-        raw = self.raw
-        while raw and not self.ended:
-            if self.chunk_state == "size":
-                line_end = raw.find(b"\r\n")
-                if line_end < 0:
-                    return
-                size = int(bytes(raw[:line_end]).split(b";")[0], 16)
-                del raw[:line_end + 2]
-                if size == 0:
-                    self.ended = True
-                    return
-                self.chunk_left, self.chunk_state = size, "data"
-            elif self.chunk_state == "data":
-                take = min(self.chunk_left, len(raw))
-                self.body += raw[:take]
-                del raw[:take]
-                self.chunk_left -= take
-                if self.chunk_left == 0:
-                    self.chunk_state, self.chunk_left = "crlf", 2
-            else:
-                take = min(self.chunk_left, len(raw))
-                del raw[:take]
-                self.chunk_left -= take
-                if self.chunk_left == 0:
-                    self.chunk_state = "size"
-
-    def _next_event(self) -> tuple[bytes, int | None, bytes] | None:
-        """The next whole server-sent event in the body: its type, id and data (lines joined)."""
-        end = self.body.find(b"\n\n")
-        if end < 0:
-            return None
-        block = bytes(self.body[:end])
-        del self.body[:end + 2]
-        event, event_id, data = b"message", None, []
-        for line in block.split(b"\n"):
-            if line.startswith(b"id:"):
-                event_id = int(line[3:].strip())
-            elif line.startswith(b"data:"):
-                data.append(line[5:].lstrip(b" "))
-            elif line.startswith(b"event:"):
-                event = line[6:].strip()
-        return event, event_id, b"\n".join(data)
-
-    def _events(self, now: float) -> None:
-        while (parsed := self._next_event()) is not None:
-            event, event_id, data = parsed
-            if event == b"revoked":
-                self.revoked = True
-            if event_id is not None and data:
-                self.messages += 1
-                self.data_bytes += len(data)
-                if not self.first_data:
-                    self.first_data = data
-                if not self.ids or event_id > self.ids[-1]:
-                    self.ids.append(event_id)
-                    self.times.append(now)
-
-    def first_at_or_after(self, position: int) -> float | None:
-        index = bisect.bisect_left(self.ids, position)
-        return self.times[index] if index < len(self.ids) else None
-
-    @property
-    def last_id(self) -> int:
-        return self.ids[-1] if self.ids else -1
-
-
-def stream_socket(port: int, query: str, source: str, cookie: str | None = None, timeout: float = 5) -> socket.socket:
-    """A non-blocking socket from `source` that has asked for /api/stream?query."""
-    sock = socket.create_connection(("127.0.0.1", port), timeout=timeout, source_address=(source, 0))
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    lines = [f"GET /api/stream?{query} HTTP/1.1", f"Host: 127.0.0.1:{port}", "Accept: text/event-stream",
-             "Cache-Control: no-cache"]
-    if cookie:
-        lines.append(f"Cookie: {cookie}")
-    sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
-    sock.setblocking(False)
-    return sock
-
-
-class Reader:
-    """One thread reads every stream with epoll and stamps each message with its arrival time."""
-
-    def __init__(self) -> None:
-        self.selector = selectors.DefaultSelector()
-        self.streams: list[Stream] = []
-        self.stop = threading.Event()
-        self.lock = threading.Lock()
-        self.last_message = time.perf_counter()
-        self.thread = threading.Thread(target=self._run, name="sse-reader", daemon=True)
-
-    def open(self, port: int, name: str, query: str, source: str, cookie: str | None = None) -> Stream:
-        return self.watch(Stream(name, stream_socket(port, query, source, cookie)))
-
-    def watch(self, stream: Stream) -> Stream:
-        """Read this stream too (its socket already asked for the stream)."""
-        self.streams.append(stream)
-        self.selector.register(stream.sock, selectors.EVENT_READ, stream)
-        return stream
-
-    def start(self) -> None:
-        """Read from here on; open every stream first (the selector is not shared across threads)."""
-        self.thread.start()
-
-    def _run(self) -> None:
-        while not self.stop.is_set():
-            ready = self.selector.select(timeout=0.05)
-            with self.lock:
-                for key, _ in ready:
-                    stream: Stream = key.data
-                    try:
-                        data = stream.sock.recv(1 << 18)
-                    except BlockingIOError:
-                        continue
-                    except OSError:
-                        data = b""
-                    now = time.perf_counter()
-                    before = stream.messages
-                    stream.feed(data, now)
-                    if stream.messages != before:
-                        self.last_message = now
-                    if stream.ended:
-                        self.selector.unregister(stream.sock)
-
-    def all_at(self, position: int) -> bool:
-        return all(s.last_id >= position for s in self.streams)
-
-    POLL_S = 0.0005
-    """How often `wait` looks again: short enough not to blur a latency measured in milliseconds."""
-
-    def wait(self, done: Callable[[], bool], timeout: float) -> bool:
-        """Poll (every POLL_S, bounded) until done() holds under the reader's lock."""
-        deadline = time.perf_counter() + timeout
-        while True:
-            with self.lock:
-                if done():
-                    return True
-            if time.perf_counter() > deadline:
-                return False
-            time.sleep(self.POLL_S)
-
-    def close(self) -> None:
-        self.stop.set()
-        self.thread.join(5)
-        for stream in self.streams:
-            stream.sock.close()
-        self.selector.close()
+def bench_service(workdir: Path, threads: int, source: Path = ROOT,
+                  program: tuple[str, ...] | None = None) -> ServiceProcess:
+    """`companion serve` on 127.0.0.1 with a data folder and a config file (its server threads) in
+    `workdir`, its output in workdir/service.log, its stdin a pipe; the companion package found in
+    `source` (this checkout's by default), run by `program` (`companion` by default)."""
+    config = workdir / "companion.toml"
+    config.write_text(f"[server]\nthreads = {threads}\n")
+    return ServiceProcess(workdir / "data", log_path=workdir / "service.log", config=config, stdin=subprocess.PIPE,
+                          source=None if source == ROOT else source, cwd=source, program=program or COMPANION)
 
 
 def settle(reader: Reader, position: int, timeout: float) -> bool:
@@ -455,7 +116,7 @@ def run_scenario(clients: int, commands: int, interval_s: float, py_spy: str | N
     phones = min(result.phones, clients)
     displays = clients - phones
     with tempfile.TemporaryDirectory(prefix="live-latency-") as tmp:
-        service = Service(Path(tmp), threads=clients + 16, source=source).start()
+        service = bench_service(Path(tmp), threads=clients + 16, source=source).start()
         reader = Reader()
         spy: subprocess.Popen[bytes] | None = None
         try:
@@ -492,7 +153,7 @@ def run_scenario(clients: int, commands: int, interval_s: float, py_spy: str | N
             if spy is not None:
                 stop_py_spy(spy)
             reader.close()
-            service.stop()
+            service.stop_cleanly(10)
     return result
 
 
@@ -518,7 +179,7 @@ def own_cpu_s() -> float:
     return times.user + times.system
 
 
-def fire(service: Service, reader: Reader, commands: int, interval_s: float,
+def fire(service: ServiceProcess, reader: Reader, commands: int, interval_s: float,
          result: Result) -> list[tuple[float, int]]:
     """POST `roll` as the table on a schedule of one every `interval_s`; (send time, position) each."""
     conn = http.client.HTTPConnection("127.0.0.1", service.port, timeout=10)

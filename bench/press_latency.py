@@ -6,10 +6,10 @@ subprocess, on loopback), seats 13 phones, starts the buzzer quiz and opens 14 e
 bench/buzzer_latency.py: each keeps its own view and stamps when a round's result shows in it.
 
 * wired: one service with both wired sources, as a table with buttons runs it: GPIO through
-  gpiozero's MockFactory inside the service process (bench/gpio_serve.py: a line on the service's
-  stdin pulls a mock pin low; its edge carries gpiozero's monotonic ticks, the host timeline,
-  and GpioSource confirms it 5 ms later exactly as on a Pi), and the buzzer box simulated by
-  tests/fakebox.py on a pty (`[buttons] serial_port` is its symlink): the bench's FakeBox stamps
+  gpiozero's MockFactory inside the service process (companion/sim/mock_pins.py: a line on the
+  service's stdin pulls a mock pin low; its edge carries gpiozero's monotonic ticks, the host
+  timeline, and GpioSource confirms it 5 ms later exactly as on a Pi), and the buzzer box simulated
+  by companion/sim/box.py on a pty (`[buttons] serial_port` is its symlink): the bench's FakeBox stamps
   the edge on its own 16 MHz clock and sends it at once, and the service maps it through its clock
   sync. Buttons are paired to seats in the data folder's buttons.toml. GPIO and box rounds alternate.
 * phone: a service with simulated buttons only (a phones-only table: no wired source, so the
@@ -34,26 +34,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from buzzer_latency import (
+from bench.buzzer_latency import (
     ARM_SEEN_TIMEOUT_S,
     DECISION_TIMEOUT_S,
     PRESS_DELAY_S,
     Clients,
-    Connection,
     QuizStream,
     quiz_table,
     troubles,
 )
-from live_latency import (
-    ROOT,
-    SEATS,
-    Service,
-    request,
-)
-
-sys.path.insert(0, str(ROOT))
-
-from tests.fakebox import FakeBox
+from bench.live_latency import bench_service
+from companion.sim.box import FakeBox
+from companion.sim.clients import SEATS, Connection, request
+from companion.sim.service import ServiceProcess
 
 GPIO_PINS = (17, 27, 22, 5, 6, 13, 19, 26, 16, 20, 21, 12, 25)
 """Seat n's button is GPIO_PINS[n - 1]."""
@@ -62,26 +55,17 @@ HEALTHY_TIMEOUT_S = 10.0
 WIRED_WARMUP_S = 2.0
 """Rounds in the first seconds after the streams opened are not counted (connection set-up)."""
 MAX_ROUNDS_S = 120.0
+MOCK_PINS = (sys.executable, "-m", "companion.sim.mock_pins")
+"""`companion serve` on gpiozero's mock pins, pressed by a line on its stdin."""
 
 
-class GpioService(Service):
-    """`companion serve` through bench/gpio_serve.py: mock pins driven over its stdin."""
-
-    def program(self) -> list[str]:
-        return [sys.executable, str(ROOT / "bench" / "gpio_serve.py")]
-
-    def press_pin(self, pin: int) -> float:
-        """Pull GPIO `pin` low in the service; perf_counter just before the line was written."""
-        assert self.proc is not None and self.proc.stdin is not None
-        sent = time.perf_counter()
-        self.proc.stdin.write(f"press {pin}\n".encode())
-        self.proc.stdin.flush()
-        return sent
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.stdin is not None:
-            self.proc.stdin.close()
-        super().stop()
+def press_pin(service: ServiceProcess, pin: int) -> float:
+    """Pull GPIO `pin` low in the service; perf_counter just before the line was written."""
+    assert service.proc is not None and service.proc.stdin is not None
+    sent = time.perf_counter()
+    service.proc.stdin.write(f"press {pin}\n")
+    service.proc.stdin.flush()
+    return sent
 
 
 @dataclass
@@ -125,7 +109,7 @@ def run_wired(rounds: int, rng: random.Random) -> Run:
     with tempfile.TemporaryDirectory(prefix="press-latency-") as tmp:
         work = Path(tmp)
         box = FakeBox(work / "buzzer-box")
-        service = GpioService(work, threads=16)
+        service = bench_service(work, threads=16, program=MOCK_PINS)
         service.config.write_text(
             service.config.read_text() + "[buttons]\n"
             f'source = "auto"\ngpio_pins = [{", ".join(map(str, GPIO_PINS))}]\nserial_port = "{box.link}"\n')
@@ -138,7 +122,7 @@ def run_wired(rounds: int, rng: random.Random) -> Run:
             wait_healthy(service, ("gpio", "serial"), run)
 
             def gpio(seat: int) -> tuple[float, str | None]:
-                return service.press_pin(GPIO_PINS[seat - 1]), None
+                return press_pin(service, GPIO_PINS[seat - 1]), None
 
             def serial(seat: int) -> tuple[float, str | None]:
                 sent = time.perf_counter()
@@ -149,7 +133,7 @@ def run_wired(rounds: int, rng: random.Random) -> Run:
                     for i in range(2 * rounds)]
             play(service, {"gpio": gpio, "serial": serial}, plan, WIRED_WARMUP_S, rng, run)
         finally:
-            service.stop()
+            service.stop_cleanly(10)
             box.close()
     return run
 
@@ -158,18 +142,18 @@ def run_phones(rounds: int, warmup_s: float, rng: random.Random) -> Run:
     """Phone buzzer rounds on a phones-only table (simulated buttons, as with no hardware)."""
     run = Run()
     with tempfile.TemporaryDirectory(prefix="press-latency-") as tmp:
-        service = Service(Path(tmp), threads=16)
+        service = bench_service(Path(tmp), threads=16)
         service.config.write_text(service.config.read_text() + '[buttons]\nsource = "simulated"\n')
         try:
             service.start()
             plan = [("phone", rng.randint(1, SEATS)) for _ in range(rounds)]
             play(service, {}, plan, warmup_s, rng, run)
         finally:
-            service.stop()
+            service.stop_cleanly(10)
     return run
 
 
-def wait_healthy(service: Service, kinds: tuple[str, ...], run: Run) -> None:
+def wait_healthy(service: ServiceProcess, kinds: tuple[str, ...], run: Run) -> None:
     """Until every source of these kinds says it is healthy (the box's clock synced), bounded."""
     deadline = time.monotonic() + HEALTHY_TIMEOUT_S
     last: Any = None
@@ -182,7 +166,7 @@ def wait_healthy(service: Service, kinds: tuple[str, ...], run: Run) -> None:
     run.notes.append(f"WARNING: sources not healthy after {HEALTHY_TIMEOUT_S:.0f} s: {last}")
 
 
-def play(service: Service, presses: dict[str, Press], plan: list[tuple[str, int]], warmup_s: float,
+def play(service: ServiceProcess, presses: dict[str, Press], plan: list[tuple[str, int]], warmup_s: float,
          rng: random.Random, run: Run) -> None:
     """Seat 13 phones, start the quiz, open the 14 streams, then play the plan's rounds."""
     with quiz_table(service, SEATS) as quiz:

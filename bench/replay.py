@@ -1,7 +1,7 @@
 """How long a restart takes for a long game: open the store (integrity + chain check) and replay.
 
 Decides whether snapshots are needed (DESIGN: measure first). Prints figures; asserts nothing.
-Usage: .venv/bin/python bench/replay.py [EVENTS ...]
+Usage: .venv/bin/python -m bench.replay [EVENTS ...]
 """
 
 from __future__ import annotations

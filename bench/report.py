@@ -4,7 +4,7 @@ cost, start-up, memory and the rules engines' speed.
 Prints the machine, then one table (what, median, p99, unit, note), figure by figure:
 
  1. press -> decision on every client (13 phones + the table display on SSE, loopback), for GPIO
-    (gpiozero MockFactory pins inside the real service process), the buzzer box (tests/fakebox.py
+    (gpiozero MockFactory pins inside the real service process), the buzzer box (companion/sim/box.py
     on a pty) and the phone buzzer (POST /api/buzz): bench/press_latency.py.
  2. command -> every client has the new state, 15 and 100 clients: bench/live_latency.py.
  3. firmware timestamp error, our sampler against the hobby build, in simavr: bench/firmware_timing.py.
@@ -14,26 +14,24 @@ Prints the machine, then one table (what, median, p99, unit, note), figure by fi
     game: companion/store, bench/replay.py.
  6. cold start of `companion serve` to the first served /table, and its RSS idle and with 13 phones
     + the table connected.
- 7. complete random games per second on the pure rules (tests/*_play.py), and dice-tray rolls.
+ 7. complete random games per second on the pure rules (companion/sim/players/), and dice-tray rolls.
 
 A benchmark, not a test: it asserts nothing. Loopback only, every wait bounded, no internet.
 Progress goes to stderr, the report to stdout; `--json FILE` writes it as JSON too.
 
-Usage: .venv/bin/python bench/report.py [--quick] [--json FILE] [--seed N]
+Usage: .venv/bin/python -m bench.report [--quick] [--json FILE] [--seed N]
 The default run takes about 3.5 minutes on 2 cores (more on a busy machine), --quick about 1.
 """
 
 from __future__ import annotations
 
 import argparse
-import http.client
 import json
 import math
 import os
 import platform
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -43,26 +41,21 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-BENCH = Path(__file__).resolve().parent
-ROOT = BENCH.parent
-for _path in (str(ROOT), str(BENCH)):
-    if _path not in sys.path:
-        sys.path.insert(0, _path)
-
-import firmware_timing  # noqa: E402
-import live_latency  # noqa: E402
-import press_latency  # noqa: E402
-import replay  # noqa: E402
-from buzzer_latency import ARM_SEEN_TIMEOUT_S  # noqa: E402
-from live_latency import SEATS, Reader, display_address, percentile, phone_address, seat_phones, settle  # noqa: E402
-
-from companion.buzzers.clocksync import ClockSync, MonotonicMapper, TickUnwrapper, sync_interval_s  # noqa: E402
-from companion.config import ServerConfig, load_config  # noqa: E402
-from companion.fairness.drbg import SeededRandomSource  # noqa: E402
-from companion.games.base import TABLE, Command, SeatInfo  # noqa: E402
-from companion.games.registry import GAMES  # noqa: E402
-from companion.store import EventStore  # noqa: E402
-from companion.store.records import PendingEvent  # noqa: E402
+from bench import firmware_timing, live_latency, press_latency, replay
+from bench.buzzer_latency import ARM_SEEN_TIMEOUT_S
+from bench.live_latency import ROOT, bench_service, percentile, settle
+from companion.buzzers.clocksync import ClockSync, MonotonicMapper, TickUnwrapper, sync_interval_s
+from companion.config import ServerConfig, load_config
+from companion.fairness.drbg import SeededRandomSource
+from companion.games.base import TABLE, Command, SeatInfo
+from companion.games.registry import GAMES
+from companion.sim.clients import SEATS, display_address, phone_address, request, seat_phones
+from companion.sim.players import garlic, nuit, vampir
+from companion.sim.players.vampir import GAME as VAMPIR
+from companion.sim.service import ServiceProcess
+from companion.sim.streams import Reader
+from companion.store import EventStore
+from companion.store.records import PendingEvent
 
 
 @dataclass(frozen=True)
@@ -165,7 +158,8 @@ def figure_presses(plan: Plan, seed: int) -> list[Row]:
     phones = press_latency.run_phones(plan.press_rounds, plan.phone_warmup_s, random.Random(seed + 1))
     how = {
         "gpio": ("GPIO button (MockFactory pin in the service)",
-                 "edge by a line on the service's stdin (bench/gpio_serve.py), confirmed 5 ms later by GpioSource"),
+                 "edge by a line on the service's stdin (companion/sim/mock_pins.py), confirmed 5 ms later by "
+                 "GpioSource"),
         "serial": ("buzzer box (FakeBox on a pty, serial source)",
                    "FakeBox stamps the edge on its 16 MHz clock and sends it at once; mapped by the clock sync"),
         "phone": ("phone buzzer (POST /api/buzz)",
@@ -384,19 +378,15 @@ def figure_start(plan: Plan) -> list[Row]:
     idle_mb = connected_mb = float("nan")
     for k in range(plan.cold_starts):
         with tempfile.TemporaryDirectory(prefix="report-start-") as tmp:
-            service = live_latency.Service(Path(tmp), threads=ServerConfig().threads)
-            began = time.perf_counter()
-            with service.log.open("wb") as log:
-                service.proc = subprocess.Popen(
-                    [sys.executable, "-m", "companion", "serve", "--host", "127.0.0.1", "--port", str(service.port),
-                     "--data", str(service.data), "--config", str(service.config), "--quiet"],
-                    stdout=log, stderr=subprocess.STDOUT, cwd=ROOT, env=dict(os.environ, PYTHONUNBUFFERED="1"))
+            service = bench_service(Path(tmp), threads=ServerConfig().threads)
             try:
-                starts.append(first_page_s(service, began) * 1000)
+                service.start(timeout=COLD_START_TIMEOUT_S, ready="/table", poll_s=0.005)
+                assert service.ready_s is not None
+                starts.append(service.ready_s * 1000)
                 if k == plan.cold_starts - 1:
                     idle_mb, connected_mb = rss_connected(service)
             finally:
-                service.stop()
+                service.stop_cleanly(10)
     return [
         Row("6", "cold start: `companion serve` -> first GET /table 200", pct(starts, 50), pct(starts, 99), "ms",
             f"{len(starts)} starts, each on a fresh data folder (new log, keys); process spawn included; "
@@ -407,28 +397,7 @@ def figure_start(plan: Plan) -> list[Row]:
     ]
 
 
-def first_page_s(service: live_latency.Service, began: float) -> float:
-    assert service.proc is not None
-    deadline = began + COLD_START_TIMEOUT_S
-    while time.perf_counter() < deadline:
-        if service.proc.poll() is not None:
-            raise RuntimeError(f"service exited with {service.proc.returncode}: {service.log.read_text()[-1000:]}")
-        conn = http.client.HTTPConnection("127.0.0.1", service.port, timeout=2)
-        try:
-            conn.request("GET", "/table")
-            response = conn.getresponse()
-            response.read()
-            if response.status == 200:
-                return time.perf_counter() - began
-        except OSError:
-            pass
-        finally:
-            conn.close()
-        time.sleep(0.005)
-    raise RuntimeError(f"no page within {COLD_START_TIMEOUT_S:.0f} s")
-
-
-def rss_connected(service: live_latency.Service) -> tuple[float, float]:
+def rss_connected(service: ServiceProcess) -> tuple[float, float]:
     time.sleep(1.0)
     idle = service.rss_mb()
     cookies = seat_phones(service, SEATS)
@@ -438,7 +407,7 @@ def rss_connected(service: live_latency.Service) -> tuple[float, float]:
             reader.open(service.port, f"phone{seat}", "as=me", phone_address(seat), cookies[seat])
         reader.open(service.port, "table", "as=table", display_address(0))
         reader.start()
-        _, status, _ = live_latency.request(service.port, "GET", "/api/status")
+        _, status, _ = request(service.port, "GET", "/api/status")
         if not settle(reader, status["position"], STREAMS_TIMEOUT_S):
             raise RuntimeError("not every stream got its view")
         time.sleep(1.0)
@@ -451,24 +420,21 @@ def rss_connected(service: live_latency.Service) -> tuple[float, float]:
 
 
 def figure_games(plan: Plan, seed: int) -> list[Row]:
-    from tests import garlic_play, nuit_play, vampir_play
-    from tests.vampir_play import GAME as VAMPIR
-
     def key(n: int) -> bytes:
         return n.to_bytes(8, "big") * 4
 
     players = 4
     games: list[tuple[str, Callable[[int], tuple[int, bool]], str]] = [
         ("garlic slap (Clearing Coffins)",
-         lambda n: played(garlic_play.play_game(players, {}, n), lambda s: s.phase == "over"),
-         "tests/garlic_play.py: companion deck, half the rounds settled through the real referee"),
+         lambda n: played(garlic.play_game(players, {}, n), lambda s: s.phase == "over"),
+         "companion/sim/players/garlic.py: companion deck, half the rounds settled through the real referee"),
         ("la nuit des vampires",
-         lambda n: played(nuit_play.play_game(players, {}, key(n), random.Random(n)), lambda s: s.phase == "over"),
-         "tests/nuit_play.py"),
+         lambda n: played(nuit.play_game(players, {}, key(n), random.Random(n)), lambda s: s.phase == "over"),
+         "companion/sim/players/nuit.py"),
         ("Vampir",
-         lambda n: played(vampir_play.play_game(players, {}, key(n), random.Random(n), illegal=0, offered=0),
+         lambda n: played(vampir.play_game(players, {}, key(n), random.Random(n), illegal=0, offered=0),
                           VAMPIR.is_over),
-         "tests/vampir_play.py, no illegal tries"),
+         "companion/sim/players/vampir.py, no illegal tries"),
     ]
     rows = []
     for name, play, how in games:

@@ -16,23 +16,20 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from companion.sim.service import ServiceProcess
+
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "first-evening"
-PYTHON = ROOT / ".venv" / "bin" / "python"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -51,50 +48,13 @@ class ShotError(RuntimeError):
 
 # ------------------------------------------------------------------------------------------- the service
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-class Service:
-    """`companion serve --simulate` as a subprocess; its output goes to a log file in the data folder's parent."""
+class Service(ServiceProcess):
+    """`companion serve --simulate` as a subprocess (the start-up banner included); its output goes to a
+    log file in the data folder's parent; stopped as Ctrl-C would."""
 
     def __init__(self, workdir: Path) -> None:
-        self.data = workdir / "data"
-        self.log_path = workdir / "service.log"
-        self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.proc: subprocess.Popen[bytes] | None = None
-        self._log: Any = None
-
-    def start(self, timeout: float = 30) -> None:
-        if not PYTHON.exists():
-            raise ShotError(f"{PYTHON} is missing: run ./run or ./test once to create the virtual environment")
-        self._log = self.log_path.open("wb")
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
-        self.proc = subprocess.Popen(
-            [str(PYTHON), "-m", "companion", "serve", "--host", "127.0.0.1", "--port", str(self.port),
-             "--data", str(self.data), "--simulate"],
-            cwd=ROOT, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise ShotError(f"the service exited with status {self.proc.returncode}:\n{self.log_tail()}")
-            try:
-                self.get("/api/status", timeout=1)
-                return
-            except OSError:
-                time.sleep(0.05)
-        raise ShotError(f"the service did not answer on {self.base} within {timeout:.0f} s:\n{self.log_tail()}")
-
-    @property
-    def host_key(self) -> str:
-        return (self.data / "host.key").read_text().strip()
-
-    def get(self, path: str, timeout: float = 5) -> Any:
-        with urllib.request.urlopen(self.base + path, timeout=timeout) as response:
-            return json.load(response)
+        super().__init__(workdir / "data", extra=("--simulate",), log_path=workdir / "service.log", cwd=ROOT,
+                         stdin=subprocess.DEVNULL, quiet=False)
 
     def table_view(self) -> dict[str, Any]:
         return dict(self.get("/api/view?as=table"))
@@ -112,25 +72,10 @@ class Service:
         return view
 
     def log_tail(self, lines: int = 30) -> str:
-        if self._log:
-            self._log.flush()
-        try:
-            text = self.log_path.read_text(errors="replace").splitlines()
-        except OSError:
+        text = self.log().splitlines()
+        if not text:
             return "(no service log)"
         return "\n".join([line for line in text if not set(line) & set("█▀▄")][-lines:])  # not the QR codes
-
-    def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)      # as Ctrl-C: a clean stop
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
-        if self._log:
-            self._log.close()
-            self._log = None
 
 
 # --------------------------------------------------------------------------------------------- helpers
@@ -355,7 +300,8 @@ def main(argv: list[str] | None = None) -> int:
             print("first_evening_screenshots: interrupted", file=sys.stderr)
             return 130
         finally:
-            service.stop()
+            if service.proc is not None:
+                service.stop_cleanly(10)
     print(f"done: {len(written)} pictures")
     return 0
 

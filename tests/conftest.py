@@ -18,10 +18,10 @@ from companion.server import create_app
 from companion.service import Service, open_service
 from companion.store import EventStore
 from companion.table.session import Table, TableSettings
-from tests.web_support import BASE, Web
+from tests.support.web import BASE, Web
 
 # The browser tests' fixtures (Chromium, the service as a subprocess, a table with four phones).
-pytest_plugins = ("tests.browser_support",)
+pytest_plugins = ("tests.support.browser",)
 
 
 class ManualClock:

@@ -6,7 +6,7 @@ import pytest
 from flask.testing import FlaskClient
 from werkzeug.exceptions import HTTPException
 
-from tests.web_support import BASE, Web
+from tests.support.web import BASE, Web
 
 EVIL = {"Origin": "http://evil.example"}
 

@@ -11,8 +11,8 @@ from companion.buzzers.referee import RoundSpec, TimedPress
 from companion.buzzers.serialbox import SerialBoxSource
 from companion.buzzers.sources import Press
 from companion.clock import MonotonicClock
-from tests import simbox
-from tests.simbox import PtyBoard, build_firmware, ms, us
+from companion.sim import simavr
+from companion.sim.simavr import PtyBoard, build_firmware, ms, us
 
 SEATS = {"box:5": "seat:2", "box:2": "seat:1", "box:8": "seat:3"}
 
@@ -31,9 +31,9 @@ def test_a_scripted_round_on_the_simulated_box_is_decided_by_the_box_clock() -> 
             state = referee.arm(RoundSpec("race", clock.now_us(), 5_000_000, grace_us=2_000))
             # Seat 2 slaps first; 300 us later seats 1 and 3 at the very same instant.
             at = board.now() + ms(30)
-            board.command(f"{at} pin {simbox.button(5).name} 0")
-            board.command(f"{at + us(300)} pin {simbox.button(2).name} 0")
-            board.command(f"{at + us(300)} pin {simbox.button(8).name} 0")
+            board.command(f"{at} pin {simavr.button(5).name} 0")
+            board.command(f"{at + us(300)} pin {simavr.button(2).name} 0")
+            board.command(f"{at + us(300)} pin {simavr.button(8).name} 0")
             got = [presses.get(timeout=5) for _ in range(3)]
         finally:
             source.stop()

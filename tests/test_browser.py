@@ -8,7 +8,7 @@ private data (what each page receives is captured). Screenshots of the table dis
 in French and English, are saved in test-artifacts/.
 
 The scene (service, table, phones with their own network links, host) is set up in
-tests/browser_support.py; every page records what it receives, and every test ends by checking that
+tests/support/browser.py; every page records what it receives, and every test ends by checking that
 no page got another seat's data and that no page had a script error.
 """
 
@@ -24,7 +24,7 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 
 from companion.server.patch import apply as apply_patch
-from tests.browser_support import PLAYER_NAMES, SHOWS_ROLL_JS, Scene, Screen
+from tests.support.browser import PLAYER_NAMES, SHOWS_ROLL_JS, Scene, Screen
 
 pytestmark = pytest.mark.browser
 

@@ -27,7 +27,7 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 
 from companion.server.patch import apply as apply_patch
-from tests.browser_support import (
+from tests.support.browser import (
     PHONE_SIZE,
     PLAYER_NAMES,
     SOUND_SPY_JS,

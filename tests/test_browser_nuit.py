@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser_support import (
+from tests.support.browser import (
     PLAYER_NAMES,
     Scene,
     Screen,
@@ -33,7 +33,7 @@ from tests.browser_support import (
     tv_and_phones,
     wait_on,
 )
-from tests.browser_support import tap as tap_button
+from tests.support.browser import tap as tap_button
 
 pytestmark = pytest.mark.browser
 

@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Error as PlaywrightError
 
-from tests.browser_support import PLAYER_NAMES, SOUND_SPY_JS, Scene, Screen
+from tests.support.browser import PLAYER_NAMES, SOUND_SPY_JS, Scene, Screen
 
 pytestmark = pytest.mark.browser
 

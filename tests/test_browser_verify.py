@@ -11,9 +11,9 @@ import pytest
 from playwright.sync_api import Browser
 
 from companion.games.registry import GAMES
+from companion.sim.service import ServiceProcess
 from companion.table.session import Table
 from companion.table.verify import verify_export
-from tests.service_process import ServiceProcess
 from tests.test_verify import change_face, find, played, rehashed
 
 pytestmark = pytest.mark.browser

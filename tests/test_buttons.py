@@ -21,7 +21,7 @@ from companion.games.base import HOST, TABLE, Command, Viewer
 from companion.server import create_app
 from companion.service import Service, open_service
 from tests.conftest import Later, ManualClock
-from tests.web_support import BASE, Web
+from tests.support.web import BASE, Web
 
 EVIL = {"Origin": "http://evil.example"}
 OWN = {"Origin": "http://localhost"}

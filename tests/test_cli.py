@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from companion.sim.service import ServiceProcess, companion, free_port
 from companion.store import RecordedEvent, verify_chain
-from tests.service_process import ServiceProcess, companion, free_port
 
 
 def one_clear_line(result) -> str:

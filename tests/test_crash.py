@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
+from companion.sim.service import ServiceProcess
 from companion.store import EventStore, RecordedEvent, verify_chain
-from tests.service_process import ServiceProcess
 
 KILLS = 55
 

@@ -25,9 +25,10 @@ from typing import Any
 
 import pytest
 
+from companion.sim.box import FakeBox
+from companion.sim.service import companion, free_port
 from companion.store import RecordedEvent
-from tests.fakebox import FakeBox
-from tests.faults_support import (
+from tests.support.faults import (
     PLAYERS,
     FullDisk,
     Service,
@@ -39,7 +40,6 @@ from tests.faults_support import (
     seeded,
     stored_events,
 )
-from tests.service_process import companion, free_port
 
 SEATS = (1, 2, 3)
 NETWORK_ERRORS = (OSError, http.client.HTTPException, ValueError)

@@ -21,10 +21,10 @@ import pytest
 
 from companion.buzzers import protocol
 from companion.buzzers.protocol import Ack, Event, FrameParser, Heartbeat, Hello, Nak, SyncReply
-from tests import simbox
-from tests.simbox import MS, TCCR1B, US, Script, build_firmware, run, symbol_address
+from companion.sim import simavr
+from companion.sim.simavr import MS, TCCR1B, US, Script, build_firmware, run, symbol_address
 
-BOOT = simbox.ms(1)
+BOOT = simavr.ms(1)
 """Well after the firmware set up its clock and pins."""
 TARGET_TICKS = US
 """1 us."""
@@ -203,10 +203,10 @@ def test_bounces_never_move_the_time_of_the_first_edge() -> None:
     # A press that bounces for 1.2 ms, a release that bounces for 0.8 ms.
     bounces = [0, 45, 130, 300, 520, 900, 1200]
     for k, delay in enumerate(bounces):
-        script.pin(at + delay * US, simbox.button(4), k % 2)
+        script.pin(at + delay * US, simavr.button(4), k % 2)
     up = at + 30 * MS
     for k, delay in enumerate([0, 60, 150, 400, 800]):
-        script.pin(up + delay * US, simbox.button(4), 1 - k % 2)
+        script.pin(up + delay * US, simavr.button(4), 1 - k % 2)
     board = play(script.end(up + 150 * MS))
     events = board.events()
     assert [(e.button, e.edge) for e in events] == [(4, 1), (4, 0)]
@@ -248,10 +248,10 @@ def test_a_burst_too_long_for_the_queue_is_counted_as_dropped_never_reported_wro
     at = BOOT + 10 * MS
     script = Script()
     for k in range(300):
-        script.pin(at + k * 3 * US, simbox.button(1 + k % 8), k // 8 % 2)
+        script.pin(at + k * 3 * US, simavr.button(1 + k % 8), k // 8 % 2)
     settle = at + 300 * 3 * US
     for button in range(1, 9):
-        script.pin(settle, simbox.button(button), 1)
+        script.pin(settle, simavr.button(button), 1)
     script.press(5, settle + 50 * MS).release(5, settle + 70 * MS)
     board = play(script.end(settle + 300 * MS))
     last = board.heartbeats()[-1]
@@ -382,10 +382,10 @@ def test_the_arduino_sketch_is_the_firmware_compiled_and_builds_the_ide_way(tmp_
     """The sketch carries the firmware compiled to assembly (the IDE's link-time optimisation cannot
     keep the sampler's registers free in C): it must be current, and assembled and linked with the
     IDE's flags it must be the same firmware, timing included."""
-    sketch = simbox.FIRMWARE / "arduino" / "buzzerbox"
+    sketch = simavr.FIRMWARE / "arduino" / "buzzerbox"
     fresh = tmp_path / "sketch"
     fresh.mkdir()
-    subprocess.run(["make", "-s", "-C", str(simbox.FIRMWARE), "arduino", f"SKETCH={fresh}"], check=True)
+    subprocess.run(["make", "-s", "-C", str(simavr.FIRMWARE), "arduino", f"SKETCH={fresh}"], check=True)
     generated = sorted(p.name for p in fresh.glob("*.S"))
     assert generated == sorted(p.name for p in sketch.glob("*.S")), "the sketch has every source"
     for name in generated:
@@ -411,9 +411,9 @@ def test_the_arduino_sketch_is_the_firmware_compiled_and_builds_the_ide_way(tmp_
 
 
 def test_the_pinout_in_the_readme_is_the_firmware_table() -> None:
-    text = (simbox.FIRMWARE / "README.md").read_text()
+    text = (simavr.FIRMWARE / "README.md").read_text()
     rows = re.findall(r"^\| (\d) \| (\w+) \| (\w+) \|$", text, re.MULTILINE)
-    buttons = {p.number: p.label for p in simbox.buttons()}
-    lamps = {p.number: p.label for p in simbox.lamps()}
+    buttons = {p.number: p.label for p in simavr.buttons()}
+    lamps = {p.number: p.label for p in simavr.lamps()}
     assert rows == [(str(n), buttons[n], lamps[n]) for n in range(1, 9)]
-    assert f"Beeper: {simbox.beeper()[0].label}." in text
+    assert f"Beeper: {simavr.beeper()[0].label}." in text

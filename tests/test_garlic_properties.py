@@ -1,6 +1,6 @@
 """Property tests for the garlic-slap rules (rules/garlic-slap.md, S-S1..S-S12).
 
-Nearly two thousand random complete games, on the pure rules (tests/garlic_play.py): random dice,
+Nearly two thousand random complete games, on the pure rules (companion/sim/players/garlic.py): random dice,
 random slappers (through the buzzers' referee), random claims, with the table's options varied.
 Every game must end with one winner, keep the rules' invariants after every single event, keep
 every coffin secret from every screen (its owner's included), and be replayable from its log. The
@@ -23,9 +23,9 @@ from companion.games.base import HOST, SYSTEM, TABLE, Command, Event, GameDefini
 from companion.games.garlic import GARLIC_SLAP
 from companion.games.garlic.options import COMBINATIONS, FALSE_STARTS, PENALTY_CHOICES, TIE_POLICIES
 from companion.games.garlic.state import GarlicState
-from tests.garlic_play import Played, new_game, play_game
-from tests.leak import play, serialized
-from tests.replay_check import assert_replays
+from companion.sim.players.garlic import Played, new_game, play_game
+from tests.support.leak import play, serialized
+from tests.support.replay_check import assert_replays
 
 BUDGET = 5_000
 """Commands a game may take before it counts as never ending (the longest here takes 1,131)."""

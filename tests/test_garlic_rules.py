@@ -24,8 +24,8 @@ from companion.games.garlic import GARLIC_SLAP
 from companion.games.garlic.options import DEFAULTS, normalize_options
 from companion.games.garlic.rules import deadline, is_over
 from companion.games.garlic.state import Card, Cleared, GarlicState, Slot
+from companion.sim.players.garlic import play_game
 from tests.conftest import SeededRandomSource
-from tests.garlic_play import play_game
 
 NAMES = {1: "Ada", 2: "Ben", 3: "Cyd", 4: "Dee", 5: "Eve", 6: "Fay"}
 START_US = 1_000_000
@@ -1486,7 +1486,7 @@ def test_describe_never_names_a_coffins_colour_or_symbol() -> None:
 
 
 def test_describe_stays_silent_about_coffins_over_a_whole_random_game() -> None:
-    """Every coffin line of a complete random game (tests/garlic_play.py) keeps its card unnamed,
+    """Every coffin line of a complete random game (companion/sim/players/garlic.py) keeps its card unnamed,
     and every event has a line of its own."""
     played = play_game(3, {}, seed=11)
     assert coffin_lines_are_silent(played.state, played.events) > 10

@@ -34,11 +34,11 @@ from companion.config import Config, load_config
 from companion.games.base import HOST, TABLE, Command, seat
 from companion.games.garlic.state import Dice, GarlicState
 from companion.service import Service, open_service
+from companion.sim.box import FakeBox
+from companion.sim.simavr import PtyBoard, build_firmware, ms
 from companion.store import RecordedEvent
 from tests.conftest import EdgeClock, Later, ManualClock, edge
-from tests.fakebox import FakeBox
-from tests.simbox import PtyBoard, build_firmware, ms
-from tests.web_support import Web
+from tests.support.web import Web
 
 NAMES = {1: "Ann", 2: "Bob", 3: "Cy"}
 PINS = {1: 17, 2: 27, 3: 22}

@@ -17,8 +17,8 @@ from companion.service import Service, open_service
 from companion.table.export import export_game
 from companion.table.verify import verify_export
 from tests.conftest import Later, ManualClock
+from tests.support.web import BASE, Web
 from tests.test_verify import rehashed
-from tests.web_support import BASE, Web
 
 YELLOW_BATS = {**dict.fromkeys(COMBINATIONS, 0), "yellow-bat": 30}
 COUNTED = {"yellow-bat": 8, "yellow-moon": 7, "yellow-skull": 6, "violet-bat": 7, "violet-moon": 7,

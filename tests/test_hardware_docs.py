@@ -15,8 +15,8 @@ from companion.buzzers.boxports import USB_IDS
 from companion.cli import build_parser
 from companion.config import _SECTIONS as KNOWN_KEYS
 from companion.config import load_config
+from companion.sim import simavr
 from scripts import hardware_docs
-from tests import simbox
 
 ROOT = Path(__file__).resolve().parent.parent
 HARDWARE = ROOT / "hardware"
@@ -51,7 +51,7 @@ def md_table(text: str, header: str) -> list[list[str]]:
 
 def test_the_box_pins_are_the_firmware_table() -> None:
     """wiring.py is what the docs and hw-test read; pinout.h is what the firmware is built from."""
-    table = simbox.pinout()
+    table = simavr.pinout()
     assert [(p.player, p.label) for p in wiring.BOX_BUTTONS] == [(p.number, p.label) for p in table["button"]]
     assert [(p.player, p.label) for p in wiring.BOX_LAMPS] == [(p.number, p.label) for p in table["lamp"]]
     assert [p.label for p in table["beeper"]] == [wiring.BOX_BEEPER]
@@ -110,19 +110,19 @@ def test_the_gpio_diagram_and_table_pair_each_gpio_with_its_header_pin() -> None
 
 
 def test_the_box_diagram_and_tables_name_the_firmware_pins() -> None:
-    buttons = {p.number: p.label for p in simbox.buttons()}
-    lamps = {p.number: p.label for p in simbox.lamps()}
+    buttons = {p.number: p.label for p in simavr.buttons()}
+    lamps = {p.number: p.label for p in simavr.lamps()}
     texts = svg_texts("buzzer-box-wiring.svg")
     board = [t for t in texts if re.fullmatch(r"[DA]\d+", t)]
     # the board's pins row by row (button, lamp), then the beeper; then the player-1 and beeper drawings
     rows = [label for n in range(1, 9) for label in (buttons[n], lamps[n])]
-    assert board[:17] == [*rows, simbox.beeper()[0].label]
-    assert board[17:] == [buttons[1], lamps[1], simbox.beeper()[0].label]
+    assert board[:17] == [*rows, simavr.beeper()[0].label]
+    assert board[17:] == [buttons[1], lamps[1], simavr.beeper()[0].label]
     assert f"{wiring.LAMP_RESISTOR_OHMS} Ω" in texts and f"{wiring.BEEPER_RESISTOR_OHMS} Ω" in texts
     assert "A5" not in buttons.values() and "A5" not in lamps.values(), "the diagram calls A5 spare"
     page = (HARDWARE / "pinout.md").read_text()
     assert md_table(page, "| Player | Button | Lamp") == [[str(n), buttons[n], lamps[n]] for n in range(1, 9)]
-    assert f"Beeper: {simbox.beeper()[0].label}." in page
+    assert f"Beeper: {simavr.beeper()[0].label}." in page
 
 
 # -- protocol numbers --------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from companion.deploy.machine import Account, Machine
 from companion.deploy.request import DeployError, Request, resolve
 from companion.deploy.unit import MARKER, UnitChoices, exec_arg, render_unit
 from companion.errors import ConfigError
-from tests.service_process import companion
+from companion.sim.service import companion
 
 VENV_PROGRAM = Path(os.path.abspath(sys.executable)).parent / "companion"
 THIS_USER = pwd.getpwuid(os.getuid()).pw_name

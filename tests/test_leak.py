@@ -9,8 +9,8 @@ import pytest
 from companion.config import load_config
 from companion.games.base import GameDefinition
 from companion.games.registry import GAMES
-from tests.leak import play
-from tests.secret_cards import LEAKY, SECRET_CARDS
+from tests.support.leak import play
+from tests.support.secret_cards import LEAKY, SECRET_CARDS
 
 
 def default_options(game: GameDefinition[Any]) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """Property tests for la nuit des vampires (rules/nuit-des-vampires.md).
 
-Hundreds of random complete games on the pure rules (tests/nuit_play.py), with the table's options
+Hundreds of random complete games on the pure rules (companion/sim/players/nuit.py), with the table's options
 varied: after every single event the 60 bottles and the whole magic deck are conserved, no limit is
 broken (8 bottles, 5 cards, 3 magic cards per move), the fate stacks only ever turn (never
 reshuffled), one tomato exists and the onions found are the onions held; every game ends with the
@@ -26,9 +26,9 @@ from companion.games.nuit import NUIT_DES_VAMPIRES as GAME
 from companion.games.nuit.options import normalize_options
 from companion.games.nuit.rules import GAME_ID, SEAL_NAME
 from companion.games.nuit.state import NuitState
-from tests.leak import SecretWatch, play
-from tests.nuit_play import Played, play_game, seats_for
-from tests.replay_check import assert_replays
+from companion.sim.players.nuit import Played, play_game, seats_for
+from tests.support.leak import SecretWatch, play
+from tests.support.replay_check import assert_replays
 
 CHUNKS = 4
 GAMES_PER_CHUNK = 60

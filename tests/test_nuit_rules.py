@@ -38,8 +38,8 @@ from companion.games.nuit.rules import (
     take_magic,
 )
 from companion.games.nuit.state import NuitState
-from tests.chi_square import chi_square_p
 from tests.conftest import SeededRandomSource
+from tests.support.chi_square import chi_square_p
 
 NAMES = {1: "Ada", 2: "Ben", 3: "Cyd", 4: "Dee", 5: "Eve", 6: "Fay"}
 SHARED_DEFAULTS = Path("/work/shared/rules/defaults.json")
@@ -656,7 +656,7 @@ def apply_events(state: NuitState, outcome: Outcome) -> list[Event]:
 
 def test_the_generic_leak_test_through_the_real_table_finds_no_leak() -> None:
     """The game, unregistered, still runs on the table: setup, the start roll, every view checked."""
-    from tests.leak import play
+    from tests.support.leak import play
 
     report = play(GAME, {}, seats=3, games=4, steps=10)
     assert not report.leaks, report.leaks[:3]

@@ -28,8 +28,8 @@ from companion.cli import main as companion
 from companion.games.base import TABLE, Command, Viewer
 from companion.server import create_app
 from companion.service import Service
-from tests.vampir_play import next_move
-from tests.web_support import BASE
+from companion.sim.players.vampir import next_move
+from tests.support.web import BASE
 
 EVIL = {"Origin": "http://evil.example"}
 VAMPIR_TOKEN = re.compile(r"vampir-r\d+-\d{3}")

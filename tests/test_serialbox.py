@@ -18,7 +18,7 @@ from companion.buzzers.configured import ButtonsConfig, open_sources
 from companion.buzzers.serialbox import SerialBoxSource
 from companion.buzzers.sources import Press, SimulatedSource
 from companion.clock import MonotonicClock
-from tests.fakebox import TICK_HZ, Edge, FakeBox, now_us
+from companion.sim.box import TICK_HZ, Edge, FakeBox, now_us
 
 
 def wait_until(condition: Callable[[], Any], timeout_s: float = 2.0, what: str = "",

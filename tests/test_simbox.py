@@ -1,4 +1,4 @@
-"""The simulator harness (firmware/sim/simbox.c, tests/simbox.py) with the real firmware.
+"""The simulator harness (firmware/sim/simbox.c, companion/sim/simavr.py) with the real firmware.
 
 These check the harness: exact and simultaneous pin edges, bytes to and from the UART at the
 line's pace, pokes, resets, determinism, the pty that pyserial opens, and parallel runs. The
@@ -20,7 +20,7 @@ import pytest
 import serial
 
 from companion.buzzers import protocol
-from tests.simbox import (
+from companion.sim.simavr import (
     TCCR1B,
     US,
     PtyBoard,

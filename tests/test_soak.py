@@ -57,12 +57,11 @@ from typing import Any
 import pytest
 
 from companion.fairness.contributions import commitment_for
+from companion.sim.clients import SEATS, Connection, display_address, host_command, phone_address, seat_phones
+from companion.sim.service import companion
 from companion.store import EventStore, verify_chain
-from tests.service_process import companion
-from tests.soak_support import (
+from tests.support.soak import (
     OK,
-    SEATS,
-    Connection,
     Expect,
     Pingers,
     Screens,
@@ -70,11 +69,8 @@ from tests.soak_support import (
     SoakStream,
     Tally,
     asked,
-    display_address,
     expect,
-    live_latency,
     log_timeline,
-    phone_address,
     rss_growth,
     trace_mismatches,
 )
@@ -163,10 +159,10 @@ class Run:
 
     def set_up(self) -> None:
         self.service.start()
-        self.cookies = live_latency.seat_phones(self.service, SEATS)  # 13 seats, each phone's cookie
+        self.cookies = seat_phones(self.service, SEATS)  # 13 seats, each phone's cookie
         assert len(self.cookies) == SEATS
-        live_latency.host_command(self.service, "end_game")
-        live_latency.host_command(self.service, "start_game", {"game": "buzzer-quiz"})
+        host_command(self.service, "end_game")
+        host_command(self.service, "start_game", {"game": "buzzer-quiz"})
         self.game_id = self.service.get("/api/status")["game"]["id"]
         self.pingers = Pingers(self.service.port, self.cookies, self.tally)
         port = self.service.port

@@ -15,7 +15,7 @@ import pytest
 from companion.config import load_catalogue
 from companion.fairness.drbg import SeededRandomSource, draw, master_key
 from companion.fairness.rng import shuffled
-from tests.chi_square import chi_square_p, upper_gamma_regularized
+from tests.support.chi_square import chi_square_p, upper_gamma_regularized
 
 ROLLS = 600_000
 SHUFFLES = 1_200_000

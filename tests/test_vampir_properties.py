@@ -1,12 +1,12 @@
 """Property tests for Vampir (rules/vampir.md).
 
-Thousands of random complete games on the pure rules (tests/vampir_play.py), with the table's
+Thousands of random complete games on the pure rules (companion/sim/players/vampir.py), with the table's
 options varied. After every single event: the 106 cards are all in play, each in exactly one
 place (digital cards); every hunt on display is legal (V-H1) and a player has at most one per
 colour (V-H3); no turn lays more hunts than the table allows; a draw takes the top of the draw pile;
 a round ends only by its rules (V-E1, V-E2, ambiguity 7). Every round is scored again here from
 the hunts, heads not cards (V-SC1..V-SC4, ambiguity 9), with the cumulative totals and the
-winners (ambiguity 10). After every event of every game the generic leak test (tests/leak.py)
+winners (ambiguity 10). After every event of every game the generic leak test (tests/support/leak.py)
 reads every viewer's view: no hand's card but to its owner, no card of the draw pile to anyone, and
 the game declares each of them secret. A game replays from its log, every command deciding the same
 events.
@@ -28,9 +28,9 @@ from companion.games.base import HOST, TABLE, Event, Viewer, seat
 from companion.games.vampir import VAMPIR as GAME
 from companion.games.vampir.options import COLOURS, JOKERS, LOCATIONS, ONE_HEAD, TWO_HEAD, normalize_options
 from companion.games.vampir.state import CARDS, STARTERS, VampirState
-from tests.leak import SecretWatch
-from tests.replay_check import assert_replays
-from tests.vampir_play import BUDGET, Check, Played, play_game, token
+from companion.sim.players.vampir import BUDGET, Check, Played, play_game, token
+from tests.support.leak import SecretWatch
+from tests.support.replay_check import assert_replays
 
 CHUNKS = 9
 GAMES_PER_CHUNK = 250

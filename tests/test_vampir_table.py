@@ -16,12 +16,12 @@ from companion.games.base import HOST, TABLE, Command, seat
 from companion.games.registry import GAMES
 from companion.games.vampir.rules import GAME_ID
 from companion.games.vampir.state import CARDS
+from companion.sim.players.vampir import next_move, token
 from companion.table.export import export_game
 from companion.table.session import Table
 from companion.table.verify import verify_export
 from tests.test_nuit_table import start_game, state_of
 from tests.test_verify import rehashed
-from tests.vampir_play import next_move, token
 
 
 def start(table: Table, **options: Any) -> str:
@@ -29,7 +29,7 @@ def start(table: Table, **options: Any) -> str:
 
 
 def play_to_the_end(table: Table, seed: int = 5) -> None:
-    """The random players of the property tests (tests/vampir_play.py), through the table."""
+    """The random players of the property tests (companion/sim/players/vampir.py), through the table."""
     rnd = random.Random(seed)
     for steps in range(1500):
         run = table.run

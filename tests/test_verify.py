@@ -13,12 +13,12 @@ import pytest
 from companion.fairness.contributions import commitment_for
 from companion.games.base import HOST, TABLE, Command, seat
 from companion.games.registry import GAMES
+from companion.sim.service import companion
 from companion.store import RecordedEvent
 from companion.store.records import GENESIS
 from companion.table.export import export_game
 from companion.table.session import Table
 from companion.table.verify import verify_export
-from tests.service_process import companion
 
 
 def played(table: Table) -> dict[str, Any]:

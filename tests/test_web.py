@@ -13,9 +13,9 @@ from companion.games.registry import GAMES
 from companion.server.identity import OneTimeLinks, RateLimiter
 from companion.table.session import Table, TableSettings
 from tests.conftest import ManualClock, seeded
-from tests.leak import hidden_now, stream_leaks
-from tests.secret_cards import LEAKY, SECRET_CARDS
-from tests.web_support import BASE, Received, Web, cookie, read_stream
+from tests.support.leak import hidden_now, stream_leaks
+from tests.support.secret_cards import LEAKY, SECRET_CARDS
+from tests.support.web import BASE, Received, Web, cookie, read_stream
 
 
 def test_a_phone_joins_with_the_code_and_gets_a_protected_seat_cookie(web: Web) -> None:

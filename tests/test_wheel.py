@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from companion.server.identity import SEAT_COOKIE
-from tests.service_process import ServiceProcess
+from companion.sim.service import ServiceProcess
 
 pytestmark = pytest.mark.slow
 

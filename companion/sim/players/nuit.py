@@ -20,7 +20,7 @@ from companion.games.nuit import NUIT_DES_VAMPIRES as GAME
 from companion.games.nuit.options import normalize_options
 from companion.games.nuit.state import NuitState
 from companion.games.nuit.turn import waiting_for
-from tests.garlic_play import Turn, told
+from companion.sim.players.garlic import Turn, told
 
 Check = Callable[[NuitState, NuitState, Event], None]
 

@@ -2,18 +2,15 @@
 phones' and displays' event streams that keep their own copy of the view, ping answerers, and a
 tally of every HTTP answer against the answers that request may get.
 
-The stream parsing (HTTP/1.1 chunked bodies, server-sent events) and the epoll reader thread are
-bench/live_latency.py's, imported from there.
+The stream parsing (HTTP/1.1 chunked bodies, server-sent events), the epoll reader thread, the
+phones' connections and ping answerers are companion/sim's (streams.py, clients.py).
 """
 
 from __future__ import annotations
 
 import http.client
-import importlib
 import json
 import queue
-import subprocess
-import sys
 import threading
 from array import array
 from collections import Counter
@@ -23,20 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from companion.server.patch import apply
-from tests.service_process import ServiceProcess
-
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT / "bench") not in sys.path:
-    sys.path.insert(0, str(ROOT / "bench"))
-live_latency: Any = importlib.import_module("live_latency")
-buzzer_latency: Any = importlib.import_module("buzzer_latency")
-
-SEATS = 13
-
-
-phone_address = live_latency.phone_address
-display_address = live_latency.display_address
-
+from companion.sim.clients import Connection, PingAnswerer
+from companion.sim.service import ServiceProcess
+from companion.sim.streams import Reader, Stream, stream_socket
 
 # -- the service -------------------------------------------------------------------------------
 
@@ -50,40 +36,6 @@ class SoakService(ServiceProcess):
         super().__init__(workdir / "data", extra=("--simulate",), log_path=workdir / "service.log", source=source,
                          cwd=workdir)
         self.workdir = workdir
-
-    def memory_kb(self) -> dict[str, int]:
-        """VmRSS and its parts (RssAnon: the heap, where a leak grows; RssFile, RssShmem: mapped
-        files, the SQLite WAL index), from /proc/PID/status."""
-        assert self.proc is not None
-        fields = {}
-        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
-            key, _, value = line.partition(":")
-            if key in ("VmRSS", "RssAnon", "RssFile", "RssShmem"):
-                fields[key] = int(value.split()[0])
-        return fields
-
-    def rss_kb(self) -> int:
-        return self.memory_kb()["VmRSS"]
-
-    def threads(self) -> int:
-        assert self.proc is not None
-        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
-            if line.startswith("Threads:"):
-                return int(line.split()[1])
-        return 0
-
-    def stop_cleanly(self, timeout: float = 20) -> int:
-        """SIGINT, as Ctrl-C or systemd would: the exit status (killed after `timeout`: -9)."""
-        assert self.proc is not None
-        if self.proc.poll() is None:
-            self.proc.send_signal(2)
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
-                return -9
-        return self.proc.returncode
 
 
 # -- every answer, against what it may be ------------------------------------------------------
@@ -132,8 +84,6 @@ class Tally:
         return [f"{n:>7}  {status} {code or 'ok'}  {label}" for (label, status, code), n in rows]
 
 
-Connection = buzzer_latency.Connection
-
 
 def asked(tally: Tally, label: str, connection: Connection, method: str, path: str, allowed: Expect,
           body: Any = None, **kwargs: Any) -> tuple[int, Any]:
@@ -152,7 +102,7 @@ def asked(tally: Tally, label: str, connection: Connection, method: str, path: s
 
 
 @dataclass
-class SoakStream(live_latency.Stream):  # type: ignore[misc]
+class SoakStream(Stream):
     """One page's event stream: its own copy of the view (the first `view`, then every `patch`
     applied), and every way the stream could go wrong."""
 
@@ -227,7 +177,7 @@ class SoakStream(live_latency.Stream):  # type: ignore[misc]
             self.last_position = event_id
         if event_id is not None and event_id > 0:
             self.ids.append(event_id)
-            del self.ids[:-4]  # live_latency's list would grow for the whole run
+            del self.ids[:-4]  # Stream's list would grow for the whole run
         quiz = ((self.doc.get("game") or {}).get("view") or {})
         results = quiz.get("results") or ()
         for result in results:
@@ -239,15 +189,15 @@ class SoakStream(live_latency.Stream):  # type: ignore[misc]
             column.append(value)
 
 
-class Screens(live_latency.Reader):  # type: ignore[misc]
-    """live_latency's epoll reader thread over SoakStreams."""
+class Screens(Reader):
+    """The epoll reader thread (companion.sim.streams.Reader) over SoakStreams."""
 
     POLL_S = 0.005
     """A soak measures memory over minutes: no need to look again more often."""
 
     def open_stream(self, port: int, name: str, query: str, source: str, cookie: str | None = None,
                     seat: int | None = None, pings: queue.Queue[int] | None = None) -> SoakStream:
-        sock = live_latency.stream_socket(port, query, source, cookie, timeout=10)
+        sock = stream_socket(port, query, source, cookie, timeout=10)
         stream: SoakStream = self.watch(SoakStream(name, sock, seat=seat, pings=pings))
         return stream
 
@@ -258,7 +208,7 @@ class Screens(live_latency.Reader):  # type: ignore[misc]
         super().close()
 
 
-class Pingers(buzzer_latency.PingAnswerer):  # type: ignore[misc]
+class Pingers(PingAnswerer):
     """One thread per phone echoing its stream's pings at once (POST /api/ping), like the phone's
     page; every answer goes into the soak's tally."""
 

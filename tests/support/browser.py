@@ -27,14 +27,14 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, CDPSession, Page, Playwright, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
 
-from tests.service_process import ServiceProcess
+from companion.sim.service import ServiceProcess
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 PHONE_DEVICE = "Pixel 7"
 PLAYER_NAMES = ("Zoé", "Bruno", "Chloé", "Dmitri")
-ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
 # Runs before the page's own scripts in every document: wraps EventSource, fetch and XHR so that every
 # message and body the page receives is kept in window.__received and sent to the test at once (the

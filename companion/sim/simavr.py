@@ -1,4 +1,4 @@
-"""The buzzer box firmware in simavr, for tests and bench scripts.
+"""The buzzer box firmware in simavr, for tests, benchmarks and anyone changing the firmware.
 
 `firmware/sim/simbox.c` (built into `firmware/build/simbox`) runs the real firmware ELF
 cycle-accurately: a batch run takes a script of timed pin edges, serial bytes and memory pokes and
@@ -7,8 +7,8 @@ real time behind a pseudo-terminal that pyserial opens like the board's USB port
 from the power-on reset at 16 MHz, so `US` (16) cycles are a microsecond and, since Timer1 counts
 the CPU clock, a firmware tick is a cycle.
 
-Importable from tests (`from tests.simbox import ...`) and from bench scripts that put `tests/` on
-`sys.path` (`import simbox`): it imports nothing from the test suite.
+It builds and runs what is in the source checkout's `firmware/` folder (next to `companion/`): the
+Debian packages simavr, libsimavr-dev, libelf-dev and gcc-avr must be installed.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FIRMWARE = ROOT / "firmware"
 BUILD = FIRMWARE / "build"
 HARNESS = BUILD / "simbox"

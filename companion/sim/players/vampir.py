@@ -15,7 +15,7 @@ import random
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 from companion.fairness.drbg import SeededRandomSource
 from companion.fairness.rng import Draw
@@ -23,8 +23,8 @@ from companion.games.base import HOST, SYSTEM, TABLE, Command, Event, SeatInfo, 
 from companion.games.vampir import VAMPIR as GAME
 from companion.games.vampir.options import COLOURS, JOKERS, LOCATIONS, ONE_HEAD, TWO_HEAD, normalize_options
 from companion.games.vampir.state import CARDS, VampirState
-from tests.garlic_play import Turn, told
-from tests.nuit_play import seats_for
+from companion.sim.players.garlic import Turn, told
+from companion.sim.players.nuit import seats_for
 
 Check = Callable[[VampirState, VampirState, Event], None]
 TURN_COMMANDS = ("draw", "take", "discard", "hunt", "end_turn")
@@ -100,6 +100,7 @@ def legal(state: VampirState, actor: Viewer, command: Command) -> bool:
         if actor.kind != "seat" or state.phase != "turn" or actor.seat != state.current:
             return False
         me = actor.seat
+        assert me is not None  # a seat's actor: its kind was checked just above
         stage = state.stage
         if name == "draw":
             return stage == "choose"
@@ -116,7 +117,7 @@ def legal(state: VampirState, actor: Viewer, command: Command) -> bool:
             if stage not in ("drawn", "hunting") or cards is None:
                 return False
             colours = {CARDS[c].colour for c in cards} - {None}
-            return len(colours) == 1 and len(cards) >= 3 and _may_lay(state, me, colours.pop(), args)
+            return len(colours) == 1 and len(cards) >= 3 and _may_lay(state, me, cast(str, colours.pop()), args)
         # take, V-T2: the whole pile and cards of its colour or jokers; its jokers count as its colour,
         # but jokers are never a hunt alone (ambiguity 5).
         location = args.get("location")
@@ -209,7 +210,7 @@ def turn_move(state: VampirState, rnd: random.Random) -> Command:
 
 def random_entry(rnd: random.Random) -> list[dict[str, Any]]:
     """A physical player's legal hunts, small enough that the table's supply usually holds them."""
-    hunts = []
+    hunts: list[dict[str, Any]] = []
     for colour in rnd.sample(COLOURS, rnd.randint(0, len(COLOURS))):
         one, two = rnd.randint(0, 3), rnd.randint(0, 2)
         if one + two == 0:

@@ -1,5 +1,6 @@
 """A buzzer box in Python, on a real pseudo-terminal: what the host's serial source talks to in the
-tests (the real firmware runs in simavr in the firmware tests).
+tests and the benchmarks, and a box to try the service with (`[buttons] serial_port` is `link`).
+The real firmware runs in simavr instead with `companion.sim.simavr`.
 
 It speaks firmware/PROTOCOL.md through the same `protocol` module as the host, with a clock of its
 own (16 MHz nominal, off by `drift_ppm`, starting at `tick0`) derived from the host's monotonic

@@ -1,12 +1,13 @@
-"""`companion serve` with gpiozero's MockFactory as the pin factory, its pins driven from stdin.
+"""`companion serve` with gpiozero's MockFactory as the pin factory, its pins pressed from stdin:
+the GPIO buttons without a Pi.
 
-For bench/press_latency.py: the real service process (waitress, the hub, the round keeper, the
-log), with the GPIO source reading mock pins instead of a Pi's. Each line on stdin `press N`
-pulls GPIO N low now (the edge's ticks are gpiozero's monotonic clock, CLOCK_MONOTONIC, the
-host timeline) and lets it go high again RELEASE_S later, as a finger would. The rest of the
-arguments are `companion serve`'s.
+The real service process (waitress, the hub, the round keeper, the log), with the GPIO source
+reading mock pins instead of a Pi's (bench/press_latency.py times it). Each line on stdin
+`press N` pulls GPIO N low now (the edge's ticks are gpiozero's monotonic clock,
+CLOCK_MONOTONIC, the host timeline) and lets it go high again RELEASE_S later, as a finger would.
+The arguments are `companion`'s; the config names the pins (`[buttons] gpio_pins`, source "gpio" or "auto").
 
-    python bench/gpio_serve.py serve --host 127.0.0.1 --port 8080 --data DIR --config FILE
+    .venv/bin/python -m companion.sim.mock_pins serve --host 127.0.0.1 --port 8080 --data DIR --config FILE
 """
 
 from __future__ import annotations

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from companion.server.identity import SEAT_COOKIE
+from companion.sim.service import ServiceProcess
 from companion.store import EventStore, RecordedEvent, verify_chain
-from tests.service_process import ServiceProcess
 
 PLAYERS = ("Ada", "Ben", "Cyd")
 
@@ -32,8 +32,7 @@ class Service(ServiceProcess):
     with an optional config file and a hook run in the child before exec."""
 
     def __init__(self, data: Path, config: Path | None = None, preexec: Callable[[], None] | None = None) -> None:
-        super().__init__(data, extra=("--config", str(config)) if config else (),
-                         log_path=data.parent / f"{data.name}-service.log", preexec=preexec)
+        super().__init__(data, config=config, log_path=data.parent / f"{data.name}-service.log", preexec=preexec)
 
     # -- requests as any viewer ----------------------------------------------------------------
 
