@@ -17,6 +17,7 @@ from companion.games.base import HOST, SYSTEM, TABLE, Command, Event, SeatInfo, 
 from companion.games.garlic import GARLIC_SLAP
 from companion.games.garlic.options import normalize_options
 from companion.games.garlic.state import GarlicState
+from companion.games.reactions import ROUND_ARMED
 
 Check = Callable[[GarlicState, Event | None], None]
 
@@ -204,7 +205,7 @@ def play_game(players: int, options: Mapping[str, Any], seed: int, check: Check 
         elif command.name == "settle" and rnd.random() < 0.5:
             # Random presses through the real referee.
             keen = {p.seat for p in state.players if holds(state, p.seat)}
-            armed = next(e.data for e in reversed(played.events) if e.type == "round_armed")
+            armed = next(e.data for e in reversed(played.events) if e.type == ROUND_ARMED)
             command = Command("settle", {"round": state.round,
                                          "decision": referee_decision(rnd, armed, state, keen, memory)})
         elif command.name == "settle" and rnd.random() < memory:
