@@ -38,6 +38,7 @@ from companion.table.gamerun import (
 )
 from companion.table.presence import Presence
 from companion.table.seating import JOIN_CODE_ALPHABET, JOIN_CODE_LENGTH, TableState
+from companion.table.views import TableViews
 
 log = logging.getLogger(__name__)
 
@@ -87,8 +88,7 @@ class Table:
         self.broadcaster = Broadcaster(store.position)
         self.presence = Presence(self.broadcaster)
         self._lock = threading.RLock()
-        self._views: dict[str, dict[str, Any]] = {}
-        self._views_revision = -1
+        self.views = TableViews(self, self._lock)
         self.observers: list[Callable[[tuple[RecordedEvent, ...]], None]] = []
         """Told of every committed batch of events, after the pages (I/O-side components such as
         the round keeper react to what the rules decided)."""
@@ -143,7 +143,7 @@ class Table:
                 log.error("%s from %s was not stored, nothing changed: %s", command.name, actor, err)
                 raise
             if outcome.ok:
-                self._views = {}  # built before this command; the publish below moves the revision
+                self.views.forget()  # built before this command; the publish below moves the revision
                 if with_view:
                     outcome = replace(outcome, view=self.view(actor))
         if outcome.ok:
@@ -362,86 +362,13 @@ class Table:
     # -- views -------------------------------------------------------------------------------
 
     def view(self, viewer: Viewer) -> dict[str, Any]:
-        """Everything `viewer` may see now; the only shape in which table state leaves the server.
+        """Everything `viewer` may see now; the only shape in which table state leaves the server
+        (built by views.py, shared by this viewer's screens until the next change)."""
+        return self.views.of(viewer)
 
-        Views are shared between the screens of one viewer until the next change (the same dict:
-        callers must not modify it).
-        """
-        key = str(viewer)
-        # A hit needs no lock: many screens ask at once right after a change, and the command that
-        # made the change should not queue behind them.
-        views = self._views
-        if self._views_revision == self.broadcaster.revision:
-            cached = views.get(key)
-            if cached is not None:
-                return cached
-        with self._lock:
-            revision = self.broadcaster.revision
-            if revision != self._views_revision:
-                self._views = {}
-                self._views_revision = revision
-            cached = self._views.get(key)
-            if cached is None:
-                cached = self._views[key] = self._build_view(viewer)
-            return cached
-
-    def _shared(self, name: str, build: Any) -> Any:
-        """A part every viewer's view shares (the same object), built once per change."""
-        part = self._views.get(name)
-        if part is None:
-            part = self._views[name] = build()
-        return part
-
-    def _table_part(self) -> dict[str, Any]:
-        table = self.state.view()
-        for seat in table["seats"]:
-            seat["connected"] = self.presence.connected(Viewer("seat", seat["number"]))
-        return table
-
-    def _build_view(self, viewer: Viewer) -> dict[str, Any]:
-        with self._lock:
-            table = self._shared("#table", self._table_part)
-            view: dict[str, Any] = {"position": self.position, "table": table, "game": self._game_view(viewer)}
-            for name, part in self.extra_views.items():
-                view[name] = part(viewer)
-            if viewer.kind == "seat" and viewer.seat is not None:
-                view["you"] = {"seat": viewer.seat, "name": self.state.names.get(viewer.seat, "")}
-            return view
-
-    def _game_view(self, viewer: Viewer) -> dict[str, Any] | None:
-        run = self.run
-        if run is None:
-            return None
-        game: dict[str, Any] = {
-            "id": run.game_id,
-            "game": run.definition.id,
-            "title": run.definition.title,
-            "ended": run.ended,
-            "seq": run.seq,
-            "view": run.view(viewer),
-            "entropy": self._shared("#entropy", lambda: contributions.public_view(run.entropy)),
-            "fairness": self._shared("#fairness", run.fairness_view),
-        }
-        if viewer.kind in ("host", "seat"):
-            refusal = run.undo_refusal(viewer, self.settings.undo_policy)
-            game["undo"] = {"allowed": refusal is None, "reason": refusal}
-        game["actions"] = [self._action(run, viewer, c) for c in run.definition.actions(run.state, viewer)]
-        return game
-
-    def _action(self, run: GameRun, viewer: Viewer, command: Command) -> dict[str, Any]:
-        """One command this viewer might send now, and why not when it is not allowed."""
-        if run.ended:
-            rejection: Rejection | None = Rejection("game_over")
-        elif self.state.paused:
-            rejection = Rejection("paused")
-        else:
-            rejection = run.definition.validate(run.state, viewer, command)
-        return {
-            "name": command.name,
-            "args": dict(command.args),
-            "allowed": rejection is None,
-            "reason": None if rejection is None else {"code": rejection.code, "params": dict(rejection.params)},
-        }
+    @property
+    def undo_policy(self) -> UndoPolicy:
+        return self.settings.undo_policy
 
     def seat_generation(self, seat: int) -> int | None:
         """The current token generation of a taken seat; None for a free or unknown seat."""

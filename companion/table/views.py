@@ -1,0 +1,124 @@
+"""What each viewer sees of the table: the only shape in which table state leaves the server.
+
+A view is built once per change and shared by every screen of its viewer (the same dict: callers
+must not modify it); the parts every viewer shares (the seats, the game's randomness) are built once
+per change for all of them. Right after a change many screens ask at once, so a view already built
+is handed out without waiting for the lock the commands hold.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from companion.fairness import contributions
+from companion.games.base import Command, Rejection, Viewer
+from companion.table.broadcast import Broadcaster
+from companion.table.gamerun import GameRun, UndoPolicy
+from companion.table.presence import Presence
+from companion.table.seating import TableState
+
+
+class Seen(Protocol):
+    """What a view is built from: the table's seats, its game, who is connected, the log position."""
+
+    state: TableState
+    run: GameRun | None
+    presence: Presence
+    broadcaster: Broadcaster
+    extra_views: dict[str, Callable[[Viewer], Any]]
+
+    @property
+    def position(self) -> int: ...
+
+    @property
+    def undo_policy(self) -> UndoPolicy: ...
+
+
+class TableViews:
+    def __init__(self, table: Seen, lock: threading.RLock) -> None:
+        self.table = table
+        self._lock = lock
+        """The table's: a view is built from one consistent moment, never mid-command."""
+        self._views: dict[str, Any] = {}
+        self._revision = -1
+
+    def forget(self) -> None:
+        """The table changed: what was built before is stale (under the table's lock)."""
+        self._views = {}
+
+    def of(self, viewer: Viewer) -> dict[str, Any]:
+        key = str(viewer)
+        views = self._views
+        if self._revision == self.table.broadcaster.revision:
+            cached = views.get(key)
+            if cached is not None:
+                return cached
+        with self._lock:
+            revision = self.table.broadcaster.revision
+            if revision != self._revision:
+                self._views = {}
+                self._revision = revision
+            cached = self._views.get(key)
+            if cached is None:
+                cached = self._views[key] = self._build(viewer)
+            return cached
+
+    def _shared(self, name: str, build: Callable[[], Any]) -> Any:
+        """A part every viewer's view shares (the same object), built once per change."""
+        part = self._views.get(name)
+        if part is None:
+            part = self._views[name] = build()
+        return part
+
+    def _seats(self) -> dict[str, Any]:
+        seats = self.table.state.view()
+        for seat in seats["seats"]:
+            seat["connected"] = self.table.presence.connected(Viewer("seat", seat["number"]))
+        return seats
+
+    def _build(self, viewer: Viewer) -> dict[str, Any]:
+        table = self.table
+        view: dict[str, Any] = {"position": table.position, "table": self._shared("#table", self._seats),
+                                "game": self._game(viewer)}
+        for name, part in table.extra_views.items():
+            view[name] = part(viewer)
+        if viewer.kind == "seat" and viewer.seat is not None:
+            view["you"] = {"seat": viewer.seat, "name": table.state.names.get(viewer.seat, "")}
+        return view
+
+    def _game(self, viewer: Viewer) -> dict[str, Any] | None:
+        run = self.table.run
+        if run is None:
+            return None
+        game: dict[str, Any] = {
+            "id": run.game_id,
+            "game": run.definition.id,
+            "title": run.definition.title,
+            "ended": run.ended,
+            "seq": run.seq,
+            "view": run.view(viewer),
+            "entropy": self._shared("#entropy", lambda: contributions.public_view(run.entropy)),
+            "fairness": self._shared("#fairness", run.fairness_view),
+        }
+        if viewer.kind in ("host", "seat"):
+            refusal = run.undo_refusal(viewer, self.table.undo_policy)
+            game["undo"] = {"allowed": refusal is None, "reason": refusal}
+        game["actions"] = [self._action(run, viewer, c) for c in run.definition.actions(run.state, viewer)]
+        return game
+
+    def _action(self, run: GameRun, viewer: Viewer, command: Command) -> dict[str, Any]:
+        """One command this viewer might send now, and why not when it is not allowed."""
+        if run.ended:
+            rejection: Rejection | None = Rejection("game_over")
+        elif self.table.state.paused:
+            rejection = Rejection("paused")
+        else:
+            rejection = run.definition.validate(run.state, viewer, command)
+        return {
+            "name": command.name,
+            "args": dict(command.args),
+            "allowed": rejection is None,
+            "reason": None if rejection is None else {"code": rejection.code, "params": dict(rejection.params)},
+        }
