@@ -108,18 +108,22 @@ def _requested_dice(state: TrayState, args: Mapping[str, Any]) -> tuple[list[str
     return None, None
 
 
-def _check(state: TrayState, actor: Viewer, args: Args) -> Rejection | None:
+def _dice_named(state: TrayState, args: Args) -> tuple[list[str] | None, Rejection | None]:
+    """The dice a command names, or why its arguments name none."""
     unknown = set(args) - {"dice", "preset"}
     if unknown:
-        return Rejection("bad_arguments", {"detail": ", ".join(sorted(unknown))[:80]})
-    return _requested_dice(state, args)[1]
+        return None, Rejection("bad_arguments", {"detail": ", ".join(sorted(unknown))[:80]})
+    return _requested_dice(state, args)
+
+
+def _check(state: TrayState, actor: Viewer, args: Args) -> Rejection | None:
+    return _dice_named(state, args)[1]
 
 
 def _check_roll(state: TrayState, actor: Viewer, args: Args) -> Rejection | None:
-    refused = _check(state, actor, args)
+    dice, refused = _dice_named(state, args)
     if refused:
         return refused
-    dice, _ = _requested_dice(state, args)
     return None if (dice if dice is not None else state.tray) else Rejection("empty_tray")
 
 
