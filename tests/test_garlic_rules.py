@@ -508,9 +508,9 @@ def test_ambiguity_8_one_coffin_elsewhere_forbids_the_face_up_swap() -> None:
     face-down card; a single coffin elsewhere can still be swapped with one of the slapper's own."""
     game = Game(position("[yellow-bat] violet-moon", "yellow-skull", "[violet-skull] yellow-moon"))
     game.slap_first("!", "moon", slapper=3)
-    assert game.view(TABLE)["moon_face_up_allowed"] is False
-    assert game.refuse(seat(3), "moon", a=[1, 1], b=[2, 0]) == "moon_face_down_first"
-    assert game.refuse(seat(3), "moon", a=[2, 0], b=[3, 1]) == "moon_face_down_first"
+    face_up_pairs = (([1, 1], [2, 0]), ([2, 0], [3, 1]))
+    refusals = {game.refuse(seat(3), "moon", a=a, b=b) for a, b in face_up_pairs}
+    assert refusals == {"moon_face_down_first"} and game.view(TABLE)["moon_face_up_allowed"] is False
     game.do(seat(3), "moon", a=[1, 0], b=[3, 0])
     assert (game.hand(1), game.hand(3)) == ("[violet-skull] violet-moon", "[yellow-bat] yellow-moon")
 

@@ -294,12 +294,19 @@ def test_n_t1_bridges_are_placed_then_moved_only_once_both_are_on_the_board() ->
     assert no(state, seat(1), "play", card=16, use="build") == "bad_arguments"
     assert no(state, seat(1), "play", card=16) == "bad_arguments"
     state, _ = do(state, seat(1), "play", card=16, use="place")
-    assert state.bridges == 1 and state.deck[-1] == 16
-    assert no(state, seat(1), "play", card=17, use="move") == "bridges_not_on_board"
-    state, _ = do(state, seat(1), "play", card=17, use="place")
+    assert state.deck[-1] == 16
+    second_bridge_then_move(state, 17, 18)
+
+
+def second_bridge_then_move(state: NuitState, place: int, move: int) -> None:
+    """One bridge on the board: it may not be moved yet; the second is placed, a third is refused,
+    and now a bridge may be moved."""
+    assert state.bridges == 1
+    assert no(state, seat(1), "play", card=place, use="move") == "bridges_not_on_board"
+    state, _ = do(state, seat(1), "play", card=place, use="place")
     assert state.bridges == 2
-    assert no(state, seat(1), "play", card=18, use="place") == "bridges_on_board"
-    state, events = do(state, seat(1), "play", card=18, use="move")
+    assert no(state, seat(1), "play", card=move, use="place") == "bridges_on_board"
+    state, events = do(state, seat(1), "play", card=move, use="move")
     assert state.bridges == 2 and events[0].data["use"] == "move"
 
 
@@ -866,13 +873,7 @@ def test_n_c4a_the_bridge_that_leaves_the_oubliettes_is_on_the_board() -> None:
     two that must be on the board before one may be moved; with both already placed it moves one."""
     state = below(hand=[16, 17, 18])
     state, _ = do(state, seat(1), "move", way="bridge", card=16)
-    assert state.bridges == 1
-    assert no(state, seat(1), "play", card=17, use="move") == "bridges_not_on_board"
-    state, _ = do(state, seat(1), "play", card=17, use="place")
-    assert state.bridges == 2
-    assert no(state, seat(1), "play", card=18, use="place") == "bridges_on_board"
-    state, events = do(state, seat(1), "play", card=18, use="move")
-    assert state.bridges == 2 and events[0].data["use"] == "move"
+    second_bridge_then_move(state, 17, 18)
     both = replace(below(hand=[19]), bridges=2)
     both, _ = do(both, seat(1), "move", way="bridge", card=19)
     assert both.bridges == 2, "there are only two bridges"

@@ -29,7 +29,9 @@ DEVICE_GROUPS = {
 }
 MARKER = "# Written by `companion install-service`."
 RESTART_SEC = 3
+"""After a crash, systemd waits this long before starting the service again."""
 TIMEOUT_STOP_SEC = 20
+"""How long a stop may take (the service closes its log cleanly) before systemd kills it."""
 
 
 @dataclass(frozen=True, slots=True)
