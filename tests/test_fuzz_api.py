@@ -32,6 +32,7 @@ from werkzeug.routing import Rule
 
 from companion.config import load_config
 from companion.games.base import HOST, TABLE, Command, Viewer
+from companion.games.registry import GAMES
 from companion.server import create_app
 from companion.server.api import OPENAPI
 from companion.service import Service, open_service
@@ -41,7 +42,8 @@ SPEC: dict[str, Any] = json.loads(OPENAPI.read_text(encoding="utf-8"))
 OURS = "http://localhost"
 """The Origin of the companion's own pages as the test client reaches it (Host: localhost)."""
 EVIL = "http://evil.example"
-GAME_IDS = ("dice-tray", "buzzer-quiz", "garlic-slap", "nuit-des-vampires", "vampir")
+GAME_IDS = tuple(GAMES)
+"""Every game the companion can run: a new one is fuzzed without being named here."""
 EXAMPLES = 12
 """Examples per game and route; each sends one to three requests."""
 
