@@ -50,6 +50,21 @@ def test_every_ui_string_the_pages_use_exists() -> None:
     assert used and used <= set(catalogue("en")["ui"])
 
 
+COUNTED = {"en": ("cards", "heads", "pips", "points", "presses", "seconds", "bottles", "coffins", "dice", "spaces",
+                   "players"),
+           "fr": ("cartes", "têtes", "points", "appuis", "secondes", "bouteilles", "cercueils", "dés", "lancers",
+                  "cases", "joueurs")}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_count_on_the_pages_agrees_with_its_number(lang: str) -> None:
+    """Never "1 cards" nor "0 cartes": a number the pages fill in takes its word in the singular or
+    the plural by the language's own rule ({n|card|cards}; in French 0 and 1 take the singular)."""
+    bare = re.compile(r"\{\w+\} (?:%s)\b" % "|".join(COUNTED[lang]))
+    wrong = [f"{key}: {text}" for key, text in catalogue(lang)["ui"].items() if bare.search(text)]
+    assert not wrong, "\n".join(wrong)
+
+
 def test_messages_fill_in_their_parameters() -> None:
     assert error_message("unknown_die", {"die": "d7"}, "fr") == "Il n'y a pas de dé nommé d7."
     assert error_message("bad_seat_count", {"min": 2}, "en") == "A table has 2 to {max} seats."
