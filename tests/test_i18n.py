@@ -60,7 +60,8 @@ COUNTED = {"en": ("cards", "heads", "pips", "points", "presses", "seconds", "bot
 def test_a_count_on_the_pages_agrees_with_its_number(lang: str) -> None:
     """Never "1 cards" nor "0 cartes": a number the pages fill in takes its word in the singular or
     the plural by the language's own rule ({n|card|cards}; in French 0 and 1 take the singular)."""
-    bare = re.compile(r"\{\w+\} (?:%s)\b" % "|".join(COUNTED[lang]))
+    words = "|".join(COUNTED[lang])
+    bare = re.compile(r"\{\w+\} (?:" + words + r")\b")
     wrong = [f"{key}: {text}" for key, text in catalogue(lang)["ui"].items() if bare.search(text)]
     assert not wrong, "\n".join(wrong)
 
