@@ -275,14 +275,18 @@ def test_three_phones_play_clearing_coffins_to_the_win(scene: Scene, artifacts: 
     shots: set[str] = set()
     lang = "en"
     for _ in range(MAX_ROUNDS):
-        pic = picture(scene.wait_for_view(lambda v: picture(v)["phase"] in ("roll", "over")))
+        view = scene.wait_for_view(lambda v: picture(v)["phase"] in ("roll", "over"))
+        pic = picture(view)
         if pic["phase"] == "over":
             break
         number = pic["round"] + 1
         memory.sync(pic)
         roller = pic["roller"]
         # The roll: the youngest (seat 1) from their phone; then the table's Space key, or the
-        # roller's own phone, in turn.
+        # roller's own phone, in turn. Where each buzzer sits is read once its phone drew the wait
+        # for the roll (a loaded machine may still be drawing the previous round).
+        for phone in phones.values():
+            phone.wait_for_position(view["position"])
         buzzers_before = {seat: buzzer_top(phone) for seat, phone in phones.items()}
         if roller is None or number % 2 == 0:
             button = phones[roller or 1].page.locator("#roll-me")

@@ -211,6 +211,16 @@ class Screen:
                                   " return l.classList.contains('down') ? 'down:' + l.textContent"
                                   " : 'up:' + l.textContent; }")
 
+    def wait_for_position(self, position: int, timeout_s: float = 5.0) -> None:
+        """The page has drawn the log up to `position` (its stream's messages carry the position as
+        their id, and the page draws a message as it arrives)."""
+        try:
+            self.page.wait_for_function(
+                "(p) => window.__received.some((r) => r.kind === 'sse' && Number(r.id) >= p)", arg=position,
+                timeout=timeout_s * 1000)
+        except PlaywrightError:
+            pytest.fail(f"{self.name} never drew the log up to position {position}")
+
     def flush(self) -> None:
         """A round trip through the page, so every recording it already sent has reached the test."""
         self.page.evaluate("() => window.__received.length")
