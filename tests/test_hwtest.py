@@ -176,3 +176,20 @@ def test_ctrl_c_stops_cleanly(tmp_path: Path) -> None:
     assert proc.returncode == 0, err
     assert "Traceback" not in err
     assert out.rstrip().endswith("Stopped.")
+
+
+def test_ctrl_c_pressed_again_and_again_still_stops_cleanly(tmp_path: Path) -> None:
+    """An impatient maker presses Ctrl-C again and again: each press only asks the view to stop,
+    none lands inside a lock or the summary, and it stops once, with its summary."""
+    proc = hw_test_process(tmp_path, subprocess.PIPE)
+    assert proc.stdout is not None
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and proc.stdout.readline().rstrip() != PRESS_COLUMNS.rstrip():
+        pass
+    for _ in range(4):  # a quick triple press and one more
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.002)
+    out, err = proc.communicate(timeout=10)
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err
+    assert out.rstrip().endswith("Stopped.") and out.count("Stopped.") == 1

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import signal
 import textwrap
 import threading
 from collections.abc import Sequence
@@ -206,6 +207,8 @@ class HwTest:
         self._notes_lock = threading.Lock()
         self._details: dict[str, str] = {}
         self._finished = threading.Event()
+        self._interrupted = False
+        """Ctrl-C was pressed (set by the signal handler, read by the redraw loop)."""
         self._drawn = False
 
     def start(self) -> None:
@@ -312,22 +315,34 @@ class HwTest:
         finally:
             self._finished.set()
 
+    def _interrupt(self, signum: int, frame: object) -> None:
+        self._interrupted = True  # a flag only: a signal handler must take no lock
+
     def run(self, stdin: TextIO) -> None:
-        """Until Ctrl-C or end of input; the sources are stopped whatever happens."""
-        # Ctrl-C may come at any moment, even while the reader thread is starting.
+        """Until Ctrl-C or end of input; the sources are stopped whatever happens.
+
+        Ctrl-C only raises a flag the view checks at each redraw: a KeyboardInterrupt raised inside
+        a lock (the redraw's wait, a source's lock) can leave that lock broken, and the stop then
+        failed with "release unlocked lock" instead of its summary."""
+        on_main_thread = threading.current_thread() is threading.main_thread()
+        previous = signal.signal(signal.SIGINT, self._interrupt) if on_main_thread else None
         try:
-            self.start()
-            reader = threading.Thread(target=self._read_input, args=(stdin,), name="hw-test-input", daemon=True)
-            reader.start()
-            while not self._finished.wait(self.redraw_s):
-                self.tick()
-        except KeyboardInterrupt:
-            pass
+            try:
+                self.start()
+                reader = threading.Thread(target=self._read_input, args=(stdin,), name="hw-test-input", daemon=True)
+                reader.start()
+                while not self._finished.wait(self.redraw_s) and not self._interrupted:
+                    self.tick()
+            except KeyboardInterrupt:
+                pass  # run off the main thread, where no handler can be set
+            finally:
+                healths = self.healths()
+                self.stop_sources()
+            self.tick(final=True, healths=healths)
+            self.summary(healths)
         finally:
-            healths = self.healths()
-            self.stop_sources()
-        self.tick(final=True, healths=healths)
-        self.summary(healths)
+            if on_main_thread:  # a press during the summary only raised the flag too
+                signal.signal(signal.SIGINT, previous)
 
 
 def run_hw_test(buttons: ButtonsConfig, stdin: TextIO, stdout: TextIO, *, plain: bool,
