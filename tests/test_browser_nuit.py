@@ -111,13 +111,17 @@ class Players:
         self.tomato: int | None = None
         self.peeks: list[tuple[int, int, str]] = []   # (seat, tower, token)
         self.tied = False
+        self.prompted = False
+        """A duel asked a side to choose its duel card (only a side holding one is asked)."""
         self.onion_found = False
         self.duels = 0
         self.plan: dict[int, str] = {}
 
     @property
     def ready_for_castle(self) -> bool:
-        return self.tied and (self.tomato is not None or bool(self.onions))
+        """To the castle once the duels showed what they must (a tie, and a side choosing a duel
+        card on its phone) and a tower is known."""
+        return self.tied and self.prompted and (self.tomato is not None or bool(self.onions))
 
     def tower_to_open(self, pic: dict[str, Any]) -> int:
         closed = [t["tower"] for t in pic["towers"] if not t["opened"]]
@@ -239,12 +243,15 @@ def test_three_phones_play_la_nuit_des_vampires_to_the_tomato(scene: Scene, arti
                 fits(phones[sides[-1]])
                 both_languages(scene, phones[sides[-1]], "phone-duel", artifacts, "#nuit-duel-prompt")
                 shots.add("duel-prompt")
+            know.prompted = True
             for side in sides:
                 tap(scene, phones[side], "ready")
         elif stage in ("reward", "pick"):
             takes = [a for a in pic["display"]] if len(player(pic, seat)["hand"]) < pic["options"]["max_magic"] else []
-            if takes and stage == "pick":
-                tap(scene, phone, "take", {"card": int(takes[0]["card"][6:])})
+            # Until a duel has asked for a duel card, the players collect them (a deal may hold none).
+            wanted = [c for c in takes if c["kind"].startswith("duel")] if not know.prompted else []
+            if wanted or (takes and stage == "pick"):
+                tap(scene, phone, "take", {"card": int((wanted or takes)[0]["card"][6:])})
             else:
                 tap(scene, phone, "skip")
         elif stage in ("push", "split", "fate"):
