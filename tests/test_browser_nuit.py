@@ -219,7 +219,7 @@ def test_three_phones_play_la_nuit_des_vampires_to_the_tomato(scene: Scene, arti
             phone.page.locator("#nuit-choose button[data-spaces='1']").click()
             tap(scene, phone, "stop", {"spaces": 1, "at": at})
         elif stage == "meet":
-            if not (know.tied and "duel-prompt" in shots) and turn["seats"]:
+            if not (know.tied and know.prompted) and turn["seats"]:
                 know.duels += 1
                 defender = turn["seats"][0]
                 if know.duels == 1:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.i18n import LANGUAGES, catalogue, error_message, pick_language
+from companion.i18n import LANGUAGES, agree, catalogue, error_message, pick_language
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "companion"
@@ -51,19 +51,29 @@ def test_every_ui_string_the_pages_use_exists() -> None:
 
 
 COUNTED = {"en": ("cards", "heads", "pips", "points", "presses", "seconds", "bottles", "coffins", "dice", "spaces",
-                   "players"),
+                   "players", "seats", "pins", "buttons", "characters"),
            "fr": ("cartes", "têtes", "points", "appuis", "secondes", "bouteilles", "cercueils", "dés", "lancers",
-                  "cases", "joueurs")}
+                  "cases", "joueurs", "places", "broches", "boutons", "caractères", "engagés", "révélés")}
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_a_count_on_the_pages_agrees_with_its_number(lang: str) -> None:
-    """Never "1 cards" nor "0 cartes": a number the pages fill in takes its word in the singular or
-    the plural by the language's own rule ({n|card|cards}; in French 0 and 1 take the singular)."""
+@pytest.mark.parametrize("section", ["error", "ui"])
+def test_a_count_agrees_with_its_number(lang: str, section: str) -> None:
+    """Never "1 cards" nor "0 cartes": a number filled in (by the pages or in an error message)
+    takes its word in the singular or the plural by the language's own rule ({n|card|cards}; in
+    French 0 and 1 take the singular), also with a word between ("{n} magic cards")."""
     words = "|".join(COUNTED[lang])
-    bare = re.compile(r"\{\w+\} (?:" + words + r")\b")
-    wrong = [f"{key}: {text}" for key, text in catalogue(lang)["ui"].items() if bare.search(text)]
+    bare = re.compile(r"\{\w+\} (?:\w+ )?(?:" + words + r")\b")
+    wrong = [f"{key}: {text}" for key, text in catalogue(lang)[section].items() if bare.search(text)]
     assert not wrong, "\n".join(wrong)
+
+
+def test_error_messages_agree_with_their_numbers_as_the_pages_do() -> None:
+    assert error_message("give_back_count", {"count": 1}, "en") == "Give back exactly 1 magic card."
+    assert error_message("give_back_count", {"count": 2}, "en") == "Give back exactly 2 magic cards."
+    assert error_message("give_back_count", {"count": 0}, "fr") == "Rendez exactement 0 carte magique."
+    assert error_message("give_back_count", {"count": 2}, "fr") == "Rendez exactement 2 cartes magiques."
+    assert agree("{n} {n|card|cards}", {"n": 0}, "en") == "{n} cards", "0 takes the plural in English"
 
 
 def test_messages_fill_in_their_parameters() -> None:

@@ -11,10 +11,8 @@ seat 3 6-8, the display 9-11), and the dice show the pips a test names.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,6 +23,7 @@ from companion.games.nuit import NUIT_DES_VAMPIRES as GAME
 from companion.games.nuit.rules import GAME_ID, SEAL_NAME
 from companion.games.nuit.state import COURTYARD, OUBLIETTES, START, NuitState
 from companion.games.nuit.turn import waiting_for
+from companion.i18n import catalogue
 from tests.test_nuit_rules import (
     VIEWERS,
     assert_conserved,
@@ -40,7 +39,7 @@ from tests.test_nuit_rules import (
 RED = [1, 2, 2, 3, 3, 4]
 BLACK = [1, 1, 2, 2, 3, 3]
 FACES = {"red": RED, "black": BLACK}
-ERRORS = set(json.loads(Path("web/translations/en.json").read_text(encoding="utf-8"))["error"])
+ERRORS = set(catalogue("en")["error"])
 F1, F2, F3 = "fate-1", "fate-2", "fate-3"
 Draws = Sequence[tuple[str, int]]
 

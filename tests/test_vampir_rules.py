@@ -14,7 +14,6 @@ import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -32,10 +31,11 @@ from companion.games.vampir.rules import (
     winners,
 )
 from companion.games.vampir.state import CARDS, STARTERS, Hunt, VampirState
+from companion.i18n import catalogue
 from tests.conftest import SeededRandomSource
 
 NAMES = {1: "Ada", 2: "Ben", 3: "Cyd", 4: "Dee", 5: "Eve"}
-ERRORS = set(json.loads(Path("web/translations/en.json").read_text(encoding="utf-8"))["error"])
+ERRORS = set(catalogue("en")["error"])
 JOKER = [c.number for c in CARDS if c.joker]
 VIEWERS = [TABLE, HOST, seat(1), seat(2), seat(3)]
 

@@ -10,6 +10,7 @@ from flask import Flask, Response, request
 from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import HTTPException
 
+from companion.i18n import FRONTEND
 from companion.server.identity import CookieSigner, OneTimeLinks, RateLimiter
 from companion.server.patch import SharedEncoder
 from companion.service import Service
@@ -19,7 +20,7 @@ def create_app(service: Service, base_url: str, test_config: Mapping[str, Any] |
     """The WSGI app for one running service; nothing is opened here, the service already is."""
     from companion.server import api, buttons, pages
 
-    frontend = resources.files("companion.frontend")
+    frontend = resources.files(FRONTEND)
     app = Flask(__name__, template_folder=str(frontend / "templates"), static_folder=str(frontend / "static"))
     app.config.from_mapping(
         MAX_CONTENT_LENGTH=64 * 1024,
