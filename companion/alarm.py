@@ -5,6 +5,8 @@ T; a new time supersedes the old one; cancel". A scheduler only promises to call
 delay, and a timer thread may wake a little early (or the clock in a test may not have got there
 yet), so an alarm woken before its time sleeps again for the rest instead of ringing. A superseded
 or cancelled alarm's timer still fires, and wakes nobody: timers are never stopped, only outdated.
+A ring runs with no lock held, so a `set` may cross it: `due_us` is then set again, which the code
+that rings can read to leave the ring to the newer time.
 """
 
 from __future__ import annotations
@@ -49,16 +51,16 @@ class Alarm:
 
     def set(self, at_us: int) -> None:
         """Ring at `at_us` (at once if that has passed), instead of any time set before."""
-        with self._lock:
-            token = self._token = object()
-            self._due_us = at_us
-        self._sleep(token, at_us)
+        self._arm(at_us, only_sooner=False)
 
     def bring_forward(self, at_us: int) -> None:
         """Ring at `at_us` if that is sooner than the time set (or none is): one timer at a
         time, however many callers each want it by their own time."""
+        self._arm(at_us, only_sooner=True)
+
+    def _arm(self, at_us: int, only_sooner: bool) -> None:
         with self._lock:
-            if self._due_us is not None and self._due_us <= at_us:
+            if only_sooner and self._due_us is not None and self._due_us <= at_us:
                 return
             token = self._token = object()
             self._due_us = at_us
@@ -73,9 +75,10 @@ class Alarm:
 
     def _woken(self, token: object) -> None:
         with self._lock:
-            if token is not self._token or self._due_us is None:
+            if token is not self._token:
                 return  # superseded or cancelled: another timer (or none) is in charge
             due = self._due_us
+            assert due is not None, "a current token always has its time"
             early = self._clock.now_us() < due
             if not early:
                 self._token, self._due_us = None, None

@@ -3,7 +3,7 @@
 Every value has a default, so the service runs with no file at all. A wrong value stops the start
 with one line that names the key and the problem; an unknown key is an error too (a typo must not
 silently fall back to a default). Each part keeps its own settings' value (the `[buttons]`
-section builds `companion.buzzers.configured.ButtonsConfig`), so nothing below the config imports it.
+section builds `companion.buzzers.settings.ButtonsConfig`), so nothing below the config imports it.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from companion.buzzers.configured import BUTTON_SOURCES, ButtonsConfig
+from companion.buzzers.settings import BUTTON_SOURCES, ButtonsConfig
 from companion.buzzers.wiring import BUTTON_GPIOS
 from companion.dice import Catalogue, build_catalogue
 from companion.errors import ConfigError

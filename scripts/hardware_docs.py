@@ -21,7 +21,7 @@ from xml.sax.saxutils import escape
 
 from companion.buzzers import protocol, wiring
 from companion.buzzers.boxports import USB_IDS
-from companion.buzzers.configured import ButtonsConfig
+from companion.buzzers.settings import ButtonsConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -4,49 +4,32 @@ old, a timer that wakes too early sleeps again, and a cancelled alarm stays quie
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from companion.alarm import Alarm
-from tests.conftest import ManualClock
+from tests.conftest import Later, ManualClock
 
 
-class Timers:
-    """The scheduler: every timer asked for, with the delay it was asked for, fired by the test."""
-
-    def __init__(self) -> None:
-        self.asked: list[tuple[float, Callable[[], None]]] = []
-
-    def __call__(self, delay_s: float, action: Callable[[], None]) -> None:
-        self.asked.append((delay_s, action))
-
-    def fire_all(self) -> None:
-        """Every timer asked for so far fires now, whatever its delay (as early as it can be)."""
-        asked, self.asked = self.asked, []
-        for _, action in asked:
-            action()
-
-    @property
-    def delays(self) -> list[float]:
-        return [delay for delay, _ in self.asked]
+def delays(timers: Later) -> list[float]:
+    """The delays of the timers asked for and not fired yet."""
+    return [delay for delay, _ in timers.pending]
 
 
 class Bench:
     def __init__(self) -> None:
         self.clock = ManualClock(start_us=1_000_000)
-        self.timers = Timers()
+        self.timers = Later()
         self.rings: list[int] = []
         self.alarm = Alarm(self.clock, self.timers, lambda: self.rings.append(self.clock.now_us()))
 
     def at(self, t_us: int) -> None:
         """The clock reaches `t_us`, then every pending timer fires."""
         self.clock.advance(t_us - self.clock.now_us())
-        self.timers.fire_all()
+        self.timers.run()  # every timer fires now, as early as it can be
 
 
 def test_it_rings_once_at_its_time() -> None:
     bench = Bench()
     bench.alarm.set(1_500_000)
-    assert bench.timers.delays == [0.5] and bench.alarm.due_us == 1_500_000
+    assert delays(bench.timers) == [0.5] and bench.alarm.due_us == 1_500_000
     bench.at(1_500_000)
     assert bench.rings == [1_500_000] and bench.alarm.due_us is None
     bench.at(2_000_000)
@@ -57,9 +40,9 @@ def test_woken_early_it_sleeps_for_the_rest() -> None:
     bench = Bench()
     bench.alarm.set(1_500_000)
     bench.at(1_200_000)
-    assert bench.rings == [] and bench.timers.delays == [0.3]
+    assert bench.rings == [] and delays(bench.timers) == [0.3]
     bench.at(1_499_999)
-    assert bench.rings == [] and bench.timers.delays == [0.000001]
+    assert bench.rings == [] and delays(bench.timers) == [0.000001]
     bench.at(1_500_000)
     assert bench.rings == [1_500_000]
 
@@ -70,7 +53,7 @@ def test_a_new_time_supersedes_the_old_one_sooner_or_later() -> None:
     bench.alarm.set(3_000_000)
     bench.at(1_500_000)
     assert bench.rings == [], "the first timer wakes nobody"
-    assert bench.timers.delays == [1.5], "the second one still sleeps (it woke early)"
+    assert delays(bench.timers) == [1.5], "the second one still sleeps (it woke early)"
     bench.alarm.set(2_000_000)
     bench.at(2_000_000)
     assert bench.rings == [2_000_000]
@@ -83,9 +66,9 @@ def test_bring_forward_moves_it_only_sooner() -> None:
     bench.alarm.bring_forward(2_000_000)
     bench.alarm.bring_forward(2_500_000)
     bench.alarm.bring_forward(2_000_000)
-    assert bench.timers.delays == [1.0], "one timer for the same or a later time"
+    assert delays(bench.timers) == [1.0], "one timer for the same or a later time"
     bench.alarm.bring_forward(1_400_000)
-    assert bench.timers.delays == [1.0, 0.4] and bench.alarm.due_us == 1_400_000
+    assert delays(bench.timers) == [1.0, 0.4] and bench.alarm.due_us == 1_400_000
     bench.at(1_400_000)
     assert bench.rings == [1_400_000]
     bench.at(2_000_000)
@@ -101,7 +84,7 @@ def test_cancelled_it_stays_quiet() -> None:
     assert bench.alarm.due_us is None
     bench.at(1_500_000)
     bench.at(1_500_000)
-    assert bench.rings == [] and bench.timers.asked == []
+    assert bench.rings == [] and bench.timers.pending == []
 
 
 def test_a_time_already_past_rings_at_once_and_the_ring_may_set_it_again() -> None:
@@ -109,8 +92,8 @@ def test_a_time_already_past_rings_at_once_and_the_ring_may_set_it_again() -> No
     bench.alarm = Alarm(bench.clock, bench.timers, lambda: (bench.rings.append(bench.clock.now_us()),
                                                             bench.alarm.set(bench.clock.now_us() + 100_000)))
     bench.alarm.set(500_000)
-    assert bench.timers.delays == [0.0]
-    bench.timers.fire_all()
+    assert delays(bench.timers) == [0.0]
+    bench.timers.run()
     assert bench.rings == [1_000_000] and bench.alarm.due_us == 1_100_000
     bench.at(1_100_000)
     assert bench.rings == [1_000_000, 1_100_000]

@@ -14,9 +14,10 @@ from pathlib import Path
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
-from companion.buzzers.configured import ButtonsConfig, open_sources
+from companion.buzzers.configured import open_sources
 from companion.buzzers.gpio import GpioSource
 from companion.buzzers.hwtest import PRESS_COLUMNS, STATUS_COLUMNS, HwTest
+from companion.buzzers.settings import ButtonsConfig
 from companion.buzzers.sources import SimulatedSource
 from companion.cli import main
 from tests.conftest import EdgeClock, Later, ManualClock, edge

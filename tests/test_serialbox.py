@@ -14,8 +14,9 @@ import pytest
 from companion.buzzers import protocol as proto
 from companion.buzzers.boxlink import ladder_us
 from companion.buzzers.boxports import find_box_ports
-from companion.buzzers.configured import ButtonsConfig, open_sources
+from companion.buzzers.configured import open_sources
 from companion.buzzers.serialbox import SerialBoxSource
+from companion.buzzers.settings import ButtonsConfig
 from companion.buzzers.sources import Press, SimulatedSource
 from companion.clock import MonotonicClock
 from companion.sim.box import TICK_HZ, Edge, FakeBox, now_us

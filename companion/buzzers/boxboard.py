@@ -234,8 +234,7 @@ class Board:
 
     def on_event(self, event: Event, now_us: int) -> bool:
         """An edge; False when it names a button or an edge the board does not have."""
-        run = self.run
-        assert run is not None
+        assert self.run is not None
         if not 1 <= event.button <= self.buttons or event.edge not in (0, 1):
             return False
         if self._expected_seq is not None:

@@ -1,5 +1,4 @@
-"""The press sources the `[buttons]` settings ask for: the settings' value (the config file
-builds it, `companion.config`), and opening the sources it names.
+"""Opening the press sources the `[buttons]` settings (settings.py) name.
 
 It sits above every source (GPIO, the buzzer box, simulated) so that they know nothing of the
 settings, nor of each other.
@@ -9,36 +8,16 @@ from __future__ import annotations
 
 import logging
 import os
-from dataclasses import dataclass
 
 from companion.alarm import Scheduler, timer_scheduler
 from companion.buzzers import boxports
 from companion.buzzers.gpio import GpioSource
 from companion.buzzers.serialbox import SerialBoxSource
+from companion.buzzers.settings import ButtonsConfig
 from companion.buzzers.sources import PressSource, SimulatedSource, UnavailableSource
 from companion.clock import Clock
 
 log = logging.getLogger(__name__)
-
-BUTTON_SOURCES = ("auto", "simulated", "gpio", "serial")
-
-
-@dataclass(frozen=True, slots=True)
-class ButtonsConfig:
-    source: str = "auto"
-    """"auto": the configured GPIO pins and the buzzer box if one is plugged in, else simulated
-    buttons; "gpio"; "serial" (the buzzer box only, waited for if absent); "simulated"."""
-    gpio_pins: tuple[int, ...] = ()
-    """BCM numbers of the Pi's GPIO pins with a button to ground (one per player)."""
-    serial_port: str = ""
-    """The buzzer box's serial port (e.g. /dev/ttyACM0); empty: found by its USB vendor and product id."""
-    confirm_ms: float = 5.0
-    """A press must still be held this long after its first edge to count (else it is noise)."""
-    mask_ms: float = 50.0
-    """After a press, further edges of that pin are bounces for this long."""
-    stuck_s: float = 5.0
-    """A button held down this long is flagged stuck and ignored until released."""
-
 
 def open_sources(config: ButtonsConfig, clock: Clock, scheduler: Scheduler | None = None) -> list[PressSource]:
     """The sources the config asks for. With no hardware configured (or none found), buttons are

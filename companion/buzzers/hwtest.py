@@ -17,7 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
-from companion.buzzers.configured import ButtonsConfig, open_sources
+from companion.buzzers.configured import open_sources
+from companion.buzzers.settings import ButtonsConfig
 from companion.buzzers.sources import ButtonHealth, Press, PressSource, SimulatedSource, SourceHealth
 from companion.buzzers.wiring import pin_of
 from companion.clock import Clock, MonotonicClock

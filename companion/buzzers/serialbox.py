@@ -42,6 +42,11 @@ class SerialBoxSource(HandlerSlot):
 
     kind = KIND
 
+    @property
+    def confirm_us(self) -> int:
+        """How long after its edge a press is reported (the board confirms it first)."""
+        return self._link.confirm_us
+
     def __init__(self, clock: Clock, *, port: str = "", find_port: PortFinder | None = None,
                  open_port: PortOpener = open_serial_port, name: str = "box", confirm_ms: float = 5.0,
                  mask_ms: float = 50.0, stuck_s: float = 5.0, start_wait_s: float = HELLO_TIMEOUT_S) -> None:
@@ -52,7 +57,6 @@ class SerialBoxSource(HandlerSlot):
         self._find_port = find_port or first_box_port
         self._open_port = open_port
         self._link = BoxLink(name, confirm_ms=confirm_ms, mask_ms=mask_ms, stuck_s=stuck_s)
-        self.confirm_us = self._link.confirm_us
         self.start_wait_s = start_wait_s
         self._state = threading.RLock()
         """Guards the link and the port (the reader and callers of lamps, beeps and health)."""
