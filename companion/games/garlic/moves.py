@@ -9,6 +9,7 @@ system's `timeout`, which its own check refuses when the game has moved on.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import get_args
 
 from companion.fairness.rng import RandomSource
 from companion.games.base import EVERYONE, Args, Move, Rejection, Viewer, no_check
@@ -22,7 +23,7 @@ from companion.games.garlic.rules import (
     slot_of,
     target,
 )
-from companion.games.garlic.state import BAT_KINDS, CLAIM_KINDS, GarlicState
+from companion.games.garlic.state import BAT_KINDS, CLAIM_KINDS, GarlicState, Phase
 from companion.games.garlic.story import GarlicStory
 
 # -- the dice and the round (S-S2, S-S4) ------------------------------------------------------------
@@ -250,7 +251,7 @@ def _slappers(phases: tuple[str, ...], tell: Tell, check: Callable[..., Rejectio
     return Move(tell, phases=phases, by=EVERYONE, whose=_slapper, check=check)
 
 
-PAYING = ("roll", "reaction", "claim", "confirm", "bat", "moon", "penalties")
+PAYING = tuple(phase for phase in get_args(Phase) if phase not in ("moon_look", "over"))
 """Where an owed coffin may be chosen: any time but while the moon slapper holds two coffins (S-S7)."""
 MOVES: dict[str, Move[GarlicState, GarlicStory]] = {
     "roll": Move(_tell_roll, phases=("roll",), off_phase="dice_in_play", by=("seat", "table", "host"),
