@@ -43,7 +43,6 @@ import os
 import platform
 import queue
 import random
-import selectors
 import statistics
 import sys
 import tempfile
@@ -70,7 +69,7 @@ from companion.sim.clients import (
     seat_phones,
 )
 from companion.sim.service import ServiceProcess
-from companion.sim.streams import Reader, Stream
+from companion.sim.streams import Reader, Stream, stream_socket
 
 SOURCES = ("simulated", "phone")
 PRESS_DELAY_S = (0.050, 0.300)
@@ -152,17 +151,12 @@ class QuizStream(Stream):
 
 
 class Clients(Reader):
-    """live_latency's epoll reader, with QuizStreams."""
+    """The epoll reader (companion.sim.streams.Reader) over QuizStreams."""
 
     def open_quiz(self, port: int, name: str, query: str, source: str, cookie: str | None = None,
                   seat: int | None = None, pings: queue.Queue[int] | None = None) -> QuizStream:
-        plain = self.open(port, name, query, source, cookie)
-        self.selector.unregister(plain.sock)
-        self.streams.pop()
-        stream = QuizStream(name, plain.sock, seat=seat, pings=pings)
-        self.streams.append(stream)
-        self.selector.register(stream.sock, selectors.EVENT_READ, stream)
-        return stream
+        """A QuizStream from `source` that has asked for /api/stream?query, read from now on."""
+        return self.watch(QuizStream(name, stream_socket(port, query, source, cookie), seat=seat, pings=pings))
 
 
 # -- the service part --------------------------------------------------------------------------
@@ -219,8 +213,8 @@ class ServiceResult:
 def run_service(rounds: int, warmup_s: float, rng: random.Random, source: Path = ROOT) -> ServiceResult:
     result = ServiceResult()
     with tempfile.TemporaryDirectory(prefix="buzzer-latency-") as tmp:
-        service = bench_service(Path(tmp), threads=ServerConfig().threads, source=source)  # the default thread count
-        service.config.write_text(service.config.read_text() + '[buttons]\nsource = "simulated"\n')
+        service = bench_service(Path(tmp), threads=ServerConfig().threads, source=source,  # the default thread count
+                                buttons='source = "simulated"\n')
         service.start()
         try:
             with quiz_table(service, SEATS) as quiz:
@@ -231,17 +225,17 @@ def run_service(rounds: int, warmup_s: float, rng: random.Random, source: Path =
                 quiz.connections.append(buttons)
                 connected = time.perf_counter()
                 while time.perf_counter() - connected < warmup_s:
-                    source, seat, delay = rng.choice(SOURCES), rng.randint(1, SEATS), rng.uniform(*PRESS_DELAY_S)
-                    one_round(clients, streams, host, buttons, buzzers, source, seat, delay, result, result.warmup)
+                    kind, seat, delay = rng.choice(SOURCES), rng.randint(1, SEATS), rng.uniform(*PRESS_DELAY_S)
+                    one_round(clients, streams, host, buttons, buzzers, kind, seat, delay, result, result.warmup)
                 result.warmup_s = time.perf_counter() - connected
                 cpu_before, machine_before, own_before = service.cpu_s(), machine_busy_s(), own_cpu_s()
                 start = time.perf_counter()
                 plan = [(SOURCES[i % 2], rng.randint(1, SEATS), rng.uniform(*PRESS_DELAY_S)) for i in range(2 * rounds)]
-                for source, seat, delay in plan:
+                for kind, seat, delay in plan:
                     if time.perf_counter() - start > MAX_ROUNDS_S:
                         result.notes.append(f"stopped after {MAX_ROUNDS_S:.0f} s ({len(result.rounds)} rounds)")
                         break
-                    one_round(clients, streams, host, buttons, buzzers, source, seat, delay, result, result.rounds)
+                    one_round(clients, streams, host, buttons, buzzers, kind, seat, delay, result, result.rounds)
                 result.elapsed_s = time.perf_counter() - start
                 result.server_threads = service.threads()
                 server_s = service.cpu_s() - cpu_before

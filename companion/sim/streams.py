@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 
 @dataclass
@@ -126,6 +127,9 @@ class Stream:
         return self.ids[-1] if self.ids else -1
 
 
+S = TypeVar("S", bound=Stream)
+
+
 def stream_socket(port: int, query: str, source: str, cookie: str | None = None, timeout: float = 5) -> socket.socket:
     """A non-blocking socket from `source` that has asked for /api/stream?query."""
     sock = socket.create_connection(("127.0.0.1", port), timeout=timeout, source_address=(source, 0))
@@ -153,7 +157,7 @@ class Reader:
     def open(self, port: int, name: str, query: str, source: str, cookie: str | None = None) -> Stream:
         return self.watch(Stream(name, stream_socket(port, query, source, cookie)))
 
-    def watch(self, stream: Stream) -> Stream:
+    def watch(self, stream: S) -> S:
         """Read this stream too (its socket already asked for the stream)."""
         self.streams.append(stream)
         self.selector.register(stream.sock, selectors.EVENT_READ, stream)

@@ -35,7 +35,6 @@ class SoakService(ServiceProcess):
     def __init__(self, workdir: Path, source: Path | None = None) -> None:
         super().__init__(workdir / "data", extra=("--simulate",), log_path=workdir / "service.log", source=source,
                          cwd=workdir)
-        self.workdir = workdir
 
 
 # -- every answer, against what it may be ------------------------------------------------------
@@ -82,7 +81,6 @@ class Tally:
         with self.lock:
             rows = sorted(self.counts.items(), key=lambda item: (item[0][1] == 200, item[0][0], item[0][1]))
         return [f"{n:>7}  {status} {code or 'ok'}  {label}" for (label, status, code), n in rows]
-
 
 
 def asked(tally: Tally, label: str, connection: Connection, method: str, path: str, allowed: Expect,
@@ -198,8 +196,7 @@ class Screens(Reader):
     def open_stream(self, port: int, name: str, query: str, source: str, cookie: str | None = None,
                     seat: int | None = None, pings: queue.Queue[int] | None = None) -> SoakStream:
         sock = stream_socket(port, query, source, cookie, timeout=10)
-        stream: SoakStream = self.watch(SoakStream(name, sock, seat=seat, pings=pings))
-        return stream
+        return self.watch(SoakStream(name, sock, seat=seat, pings=pings))
 
     def close(self) -> None:
         with self.lock:
