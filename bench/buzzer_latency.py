@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import math
 import os
 import platform
@@ -57,7 +56,6 @@ from companion.buzzers import referee
 from companion.buzzers.phones import PING_INTERVAL_S, SAMPLES
 from companion.buzzers.referee import RoundSpec, TimedPress
 from companion.config import ServerConfig
-from companion.server.patch import apply
 from companion.sim.clients import (
     SEATS,
     Connection,
@@ -69,7 +67,7 @@ from companion.sim.clients import (
     seat_phones,
 )
 from companion.sim.service import ServiceProcess
-from companion.sim.streams import Reader, Stream, stream_socket
+from companion.sim.streams import Reader, ViewStream, stream_socket
 
 SOURCES = ("simulated", "phone")
 PRESS_DELAY_S = (0.050, 0.300)
@@ -93,48 +91,17 @@ QUICK_WARMUP_S = 2 * PING_INTERVAL_S
 
 
 @dataclass
-class QuizStream(Stream):
+class QuizStream(ViewStream):
     """A stream that keeps its client's view, hands its pings to the phone's answerer, and stamps
     when each round's result became visible in that view (and notes the last armed round)."""
 
-    seat: int | None = None
-    pings: queue.Queue[int] | None = None
-    doc: Any = None
     last_round: int = 0
     last_armed: int = 0
     result_at: dict[int, tuple[float, float]] = field(default_factory=dict)
     """round -> (bytes received, message applied), perf_counter seconds."""
     results: dict[int, dict[str, Any]] = field(default_factory=dict)
-    bad: list[str] = field(default_factory=list)
 
-    def _events(self, now: float) -> None:
-        while (parsed := self._next_event()) is not None:
-            event, event_id, text = parsed
-            if event == b"revoked":
-                self.revoked = True
-                continue
-            if not text:
-                continue  # a comment (": still here") or the retry line
-            if event == b"ping":
-                if self.pings is not None:
-                    self.pings.put(int(text))
-                continue
-            try:
-                if event == b"view":
-                    self.doc = json.loads(text)
-                elif event == b"patch":
-                    # This client's own document, and ops fresh from json.loads: nothing to copy.
-                    self.doc = apply(self.doc, json.loads(text), in_place=True)
-                else:
-                    continue
-            except (ValueError, KeyError, IndexError, TypeError) as err:
-                self.bad.append(f"{event.decode()} {event_id}: {err!r}")
-                continue
-            self.messages += 1
-            self.data_bytes += len(text)
-            self._look(now)
-
-    def _look(self, received: float) -> None:
+    def _shown(self, event_id: int | None, received: float) -> None:
         game = (self.doc or {}).get("game") or {}
         quiz = game.get("view") or {}
         if quiz.get("game") != "buzzer-quiz":
@@ -309,7 +276,7 @@ def quiz_table(service: ServiceProcess, seats: int) -> Iterator[QuizTable]:
 def troubles(pingers: PingAnswerer, streams: list[QuizStream]) -> list[str]:
     """What went wrong on the clients' side, for the run's notes."""
     notes = [f"{len(pingers.refused)} ping echoes refused, e.g. {pingers.refused[0]}"] if pingers.refused else []
-    return notes + [f"{s.name}: {len(s.bad)} messages not applied, e.g. {s.bad[0]}" for s in streams if s.bad]
+    return notes + [f"{s.name}: {len(s.errors)} messages not applied, e.g. {s.errors[0]}" for s in streams if s.errors]
 
 
 def hang_up(connections: list[Connection], pingers: PingAnswerer | None, clients: Clients) -> None:
