@@ -37,13 +37,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import math
 import os
 import platform
 import queue
 import random
-import selectors
 import statistics
 import sys
 import tempfile
@@ -58,7 +56,6 @@ from companion.buzzers import referee
 from companion.buzzers.phones import PING_INTERVAL_S, SAMPLES
 from companion.buzzers.referee import RoundSpec, TimedPress
 from companion.config import ServerConfig
-from companion.server.patch import apply
 from companion.sim.clients import (
     SEATS,
     Connection,
@@ -70,7 +67,7 @@ from companion.sim.clients import (
     seat_phones,
 )
 from companion.sim.service import ServiceProcess
-from companion.sim.streams import Reader, Stream
+from companion.sim.streams import Reader, ViewStream, stream_socket
 
 SOURCES = ("simulated", "phone")
 PRESS_DELAY_S = (0.050, 0.300)
@@ -94,48 +91,17 @@ QUICK_WARMUP_S = 2 * PING_INTERVAL_S
 
 
 @dataclass
-class QuizStream(Stream):
+class QuizStream(ViewStream):
     """A stream that keeps its client's view, hands its pings to the phone's answerer, and stamps
     when each round's result became visible in that view (and notes the last armed round)."""
 
-    seat: int | None = None
-    pings: queue.Queue[int] | None = None
-    doc: Any = None
     last_round: int = 0
     last_armed: int = 0
     result_at: dict[int, tuple[float, float]] = field(default_factory=dict)
     """round -> (bytes received, message applied), perf_counter seconds."""
     results: dict[int, dict[str, Any]] = field(default_factory=dict)
-    bad: list[str] = field(default_factory=list)
 
-    def _events(self, now: float) -> None:
-        while (parsed := self._next_event()) is not None:
-            event, event_id, text = parsed
-            if event == b"revoked":
-                self.revoked = True
-                continue
-            if not text:
-                continue  # a comment (": still here") or the retry line
-            if event == b"ping":
-                if self.pings is not None:
-                    self.pings.put(int(text))
-                continue
-            try:
-                if event == b"view":
-                    self.doc = json.loads(text)
-                elif event == b"patch":
-                    # This client's own document, and ops fresh from json.loads: nothing to copy.
-                    self.doc = apply(self.doc, json.loads(text), in_place=True)
-                else:
-                    continue
-            except (ValueError, KeyError, IndexError, TypeError) as err:
-                self.bad.append(f"{event.decode()} {event_id}: {err!r}")
-                continue
-            self.messages += 1
-            self.data_bytes += len(text)
-            self._look(now)
-
-    def _look(self, received: float) -> None:
+    def _shown(self, event_id: int | None, received: float) -> None:
         game = (self.doc or {}).get("game") or {}
         quiz = game.get("view") or {}
         if quiz.get("game") != "buzzer-quiz":
@@ -152,17 +118,12 @@ class QuizStream(Stream):
 
 
 class Clients(Reader):
-    """live_latency's epoll reader, with QuizStreams."""
+    """The epoll reader (companion.sim.streams.Reader) over QuizStreams."""
 
     def open_quiz(self, port: int, name: str, query: str, source: str, cookie: str | None = None,
                   seat: int | None = None, pings: queue.Queue[int] | None = None) -> QuizStream:
-        plain = self.open(port, name, query, source, cookie)
-        self.selector.unregister(plain.sock)
-        self.streams.pop()
-        stream = QuizStream(name, plain.sock, seat=seat, pings=pings)
-        self.streams.append(stream)
-        self.selector.register(stream.sock, selectors.EVENT_READ, stream)
-        return stream
+        """A QuizStream from `source` that has asked for /api/stream?query, read from now on."""
+        return self.watch(QuizStream(name, stream_socket(port, query, source, cookie), seat=seat, pings=pings))
 
 
 # -- the service part --------------------------------------------------------------------------
@@ -219,8 +180,8 @@ class ServiceResult:
 def run_service(rounds: int, warmup_s: float, rng: random.Random, source: Path = ROOT) -> ServiceResult:
     result = ServiceResult()
     with tempfile.TemporaryDirectory(prefix="buzzer-latency-") as tmp:
-        service = bench_service(Path(tmp), threads=ServerConfig().threads, source=source)  # the default thread count
-        service.config.write_text(service.config.read_text() + '[buttons]\nsource = "simulated"\n')
+        service = bench_service(Path(tmp), threads=ServerConfig().threads, source=source,  # the default thread count
+                                buttons='source = "simulated"\n')
         service.start()
         try:
             with quiz_table(service, SEATS) as quiz:
@@ -231,17 +192,17 @@ def run_service(rounds: int, warmup_s: float, rng: random.Random, source: Path =
                 quiz.connections.append(buttons)
                 connected = time.perf_counter()
                 while time.perf_counter() - connected < warmup_s:
-                    source, seat, delay = rng.choice(SOURCES), rng.randint(1, SEATS), rng.uniform(*PRESS_DELAY_S)
-                    one_round(clients, streams, host, buttons, buzzers, source, seat, delay, result, result.warmup)
+                    kind, seat, delay = rng.choice(SOURCES), rng.randint(1, SEATS), rng.uniform(*PRESS_DELAY_S)
+                    one_round(clients, streams, host, buttons, buzzers, kind, seat, delay, result, result.warmup)
                 result.warmup_s = time.perf_counter() - connected
                 cpu_before, machine_before, own_before = service.cpu_s(), machine_busy_s(), own_cpu_s()
                 start = time.perf_counter()
                 plan = [(SOURCES[i % 2], rng.randint(1, SEATS), rng.uniform(*PRESS_DELAY_S)) for i in range(2 * rounds)]
-                for source, seat, delay in plan:
+                for kind, seat, delay in plan:
                     if time.perf_counter() - start > MAX_ROUNDS_S:
                         result.notes.append(f"stopped after {MAX_ROUNDS_S:.0f} s ({len(result.rounds)} rounds)")
                         break
-                    one_round(clients, streams, host, buttons, buzzers, source, seat, delay, result, result.rounds)
+                    one_round(clients, streams, host, buttons, buzzers, kind, seat, delay, result, result.rounds)
                 result.elapsed_s = time.perf_counter() - start
                 result.server_threads = service.threads()
                 server_s = service.cpu_s() - cpu_before
@@ -315,7 +276,7 @@ def quiz_table(service: ServiceProcess, seats: int) -> Iterator[QuizTable]:
 def troubles(pingers: PingAnswerer, streams: list[QuizStream]) -> list[str]:
     """What went wrong on the clients' side, for the run's notes."""
     notes = [f"{len(pingers.refused)} ping echoes refused, e.g. {pingers.refused[0]}"] if pingers.refused else []
-    return notes + [f"{s.name}: {len(s.bad)} messages not applied, e.g. {s.bad[0]}" for s in streams if s.bad]
+    return notes + [f"{s.name}: {len(s.errors)} messages not applied, e.g. {s.errors[0]}" for s in streams if s.errors]
 
 
 def hang_up(connections: list[Connection], pingers: PingAnswerer | None, clients: Clients) -> None:

@@ -21,7 +21,8 @@ from companion.sim.simavr import MS, TCCR1B, US, Script, build_firmware, run
 def press_script(presses: int, seed: int) -> tuple[Script, list[tuple[int, int]]]:
     """Groups of 1-3 players, the later ones 0-20 us after the first, groups 60-90 ms apart."""
     rng = random.Random(seed)
-    script, edges, at = Script(), [], 2 * MS
+    script, at = Script(), 2 * MS
+    edges: list[tuple[int, int]] = []
     while len(edges) < presses:
         at += rng.randrange(60 * MS, 90 * MS)
         group = rng.sample(range(1, 9), rng.choice((1, 1, 2, 3)))

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from companion.sim.clients import SEATS, display_address, phone_address, request, seat_phones
+from companion.sim.mock_pins import PROGRAM as MOCK_PINS
 from companion.sim.service import COMPANION, ServiceProcess
 from companion.sim.streams import Reader
 
@@ -58,15 +59,18 @@ MAX_FIRE_S = 45.0
 # -- the service and its streams ----------------------------------------------------------------
 
 
-def bench_service(workdir: Path, threads: int, source: Path = ROOT,
-                  program: tuple[str, ...] | None = None) -> ServiceProcess:
-    """`companion serve` on 127.0.0.1 with a data folder and a config file (its server threads) in
-    `workdir`, its output in workdir/service.log, its stdin a pipe; the companion package found in
-    `source` (this checkout's by default), run by `program` (`companion` by default)."""
+def bench_service(workdir: Path, threads: int, source: Path = ROOT, buttons: str = "",
+                  mock_pins: bool = False) -> ServiceProcess:
+    """`companion serve` on 127.0.0.1 with a data folder and a config file in `workdir` (its server
+    threads, and `buttons`, the lines of its [buttons] table, if any), its output in
+    workdir/service.log; the companion package found in `source` (this checkout's by default).
+    With `mock_pins` it runs on gpiozero's mock pins (companion.sim.mock_pins), and its stdin is
+    the pipe their presses are written to."""
     config = workdir / "companion.toml"
-    config.write_text(f"[server]\nthreads = {threads}\n")
-    return ServiceProcess(workdir / "data", log_path=workdir / "service.log", config=config, stdin=subprocess.PIPE,
-                          source=None if source == ROOT else source, cwd=source, program=program or COMPANION)
+    config.write_text(f"[server]\nthreads = {threads}\n" + (f"[buttons]\n{buttons}" if buttons else ""))
+    return ServiceProcess(workdir / "data", log_path=workdir / "service.log", config=config, source=source,
+                          cwd=source, program=MOCK_PINS if mock_pins else COMPANION,
+                          stdin=subprocess.PIPE if mock_pins else None)
 
 
 def settle(reader: Reader, position: int, timeout: float) -> bool:

@@ -26,7 +26,6 @@ decision due), `after_due_ms` the rest (timer, table, log append with fsync, fan
 from __future__ import annotations
 
 import random
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -46,6 +45,7 @@ from bench.buzzer_latency import (
 from bench.live_latency import bench_service
 from companion.sim.box import FakeBox
 from companion.sim.clients import SEATS, Connection, request
+from companion.sim.mock_pins import press
 from companion.sim.service import ServiceProcess
 
 GPIO_PINS = (17, 27, 22, 5, 6, 13, 19, 26, 16, 20, 21, 12, 25)
@@ -55,16 +55,13 @@ HEALTHY_TIMEOUT_S = 10.0
 WIRED_WARMUP_S = 2.0
 """Rounds in the first seconds after the streams opened are not counted (connection set-up)."""
 MAX_ROUNDS_S = 120.0
-MOCK_PINS = (sys.executable, "-m", "companion.sim.mock_pins")
-"""`companion serve` on gpiozero's mock pins, pressed by a line on its stdin."""
 
 
 def press_pin(service: ServiceProcess, pin: int) -> float:
-    """Pull GPIO `pin` low in the service; perf_counter just before the line was written."""
+    """Pull GPIO `pin` low in the service on mock pins; perf_counter just before the line was written."""
     assert service.proc is not None and service.proc.stdin is not None
     sent = time.perf_counter()
-    service.proc.stdin.write(f"press {pin}\n")
-    service.proc.stdin.flush()
+    press(service.proc.stdin, pin)
     return sent
 
 
@@ -109,10 +106,8 @@ def run_wired(rounds: int, rng: random.Random) -> Run:
     with tempfile.TemporaryDirectory(prefix="press-latency-") as tmp:
         work = Path(tmp)
         box = FakeBox(work / "buzzer-box")
-        service = bench_service(work, threads=16, program=MOCK_PINS)
-        service.config.write_text(
-            service.config.read_text() + "[buttons]\n"
-            f'source = "auto"\ngpio_pins = [{", ".join(map(str, GPIO_PINS))}]\nserial_port = "{box.link}"\n')
+        service = bench_service(work, threads=16, mock_pins=True, buttons=(
+            f'source = "auto"\ngpio_pins = [{", ".join(map(str, GPIO_PINS))}]\nserial_port = "{box.link}"\n'))
         service.data.mkdir()
         pairs = [f'"gpio:{pin}" = {seat}' for seat, pin in enumerate(GPIO_PINS, 1)]
         pairs += [f'"box:{button}" = {button}' for button in range(1, BOX_BUTTONS + 1)]
@@ -142,8 +137,7 @@ def run_phones(rounds: int, warmup_s: float, rng: random.Random) -> Run:
     """Phone buzzer rounds on a phones-only table (simulated buttons, as with no hardware)."""
     run = Run()
     with tempfile.TemporaryDirectory(prefix="press-latency-") as tmp:
-        service = bench_service(Path(tmp), threads=16)
-        service.config.write_text(service.config.read_text() + '[buttons]\nsource = "simulated"\n')
+        service = bench_service(Path(tmp), threads=16, buttons='source = "simulated"\n')
         try:
             service.start()
             plan = [("phone", rng.randint(1, SEATS)) for _ in range(rounds)]

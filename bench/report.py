@@ -380,9 +380,9 @@ def figure_start(plan: Plan) -> list[Row]:
         with tempfile.TemporaryDirectory(prefix="report-start-") as tmp:
             service = bench_service(Path(tmp), threads=ServerConfig().threads)
             try:
+                began = time.perf_counter()
                 service.start(timeout=COLD_START_TIMEOUT_S, ready="/table", poll_s=0.005)
-                assert service.ready_s is not None
-                starts.append(service.ready_s * 1000)
+                starts.append((time.perf_counter() - began) * 1000)
                 if k == plan.cold_starts - 1:
                     idle_mb, connected_mb = rss_connected(service)
             finally:

@@ -16,23 +16,17 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
-import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from companion.sim.browser import CHROMIUM, CHROMIUM_ARGS, chromium_found, decode_qr
 from companion.sim.service import ServiceProcess
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "first-evening"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 PLAYERS = ("Zoé", "Bruno", "Amira", "Lucas")
 TV = {"width": 1280, "height": 720}
 PHONE = {"width": 390, "height": 844}
@@ -49,27 +43,24 @@ class ShotError(RuntimeError):
 # ------------------------------------------------------------------------------------------- the service
 
 class Service(ServiceProcess):
-    """`companion serve --simulate` as a subprocess (the start-up banner included); its output goes to a
-    log file in the data folder's parent; stopped as Ctrl-C would."""
+    """`companion serve --simulate` as a subprocess, logging at info level (not `--quiet`) so that a
+    failure can show what the service said; its output goes to a log file in the data folder's
+    parent; stopped as Ctrl-C would."""
 
     def __init__(self, workdir: Path) -> None:
         super().__init__(workdir / "data", extra=("--simulate",), log_path=workdir / "service.log", cwd=ROOT,
-                         stdin=subprocess.DEVNULL, quiet=False)
+                         quiet=False)
 
     def table_view(self) -> dict[str, Any]:
         return dict(self.get("/api/view?as=table"))
 
-    def wait_for_view(self, predicate: Callable[[dict[str, Any]], bool], what: str,
-                      timeout: float = 15) -> dict[str, Any]:
-        """The table's view once `predicate` holds (long polls on the log position)."""
-        deadline = time.monotonic() + timeout
-        view = self.table_view()
-        while not predicate(view):
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise ShotError(f"the service never reached this state: {what}")
-            view = self.get(f"/api/view?after={view['position']}&wait={min(left, 2.0):.2f}", timeout=left + 5)
-        return view
+    def reach(self, predicate: Callable[[dict[str, Any]], bool], what: str, timeout: float = 15) -> dict[str, Any]:
+        """The table's view once `predicate` holds (ServiceProcess.wait_for_view); otherwise a
+        ShotError that names the state, `what`."""
+        try:
+            return self.wait_for_view(predicate, timeout)
+        except TimeoutError as err:
+            raise ShotError(f"the service never reached this state: {what}") from err
 
     def log_tail(self, lines: int = 30) -> str:
         text = self.log().splitlines()
@@ -79,18 +70,6 @@ class Service(ServiceProcess):
 
 
 # --------------------------------------------------------------------------------------------- helpers
-
-def decode_qr(png: Path) -> str:
-    """The text of the one QR code in a picture, read by zbar (Debian's zbar-tools), as a phone's camera would."""
-    zbarimg = shutil.which("zbarimg")
-    if zbarimg is None:
-        raise ShotError("zbarimg is missing: install Debian's zbar-tools package (./test installs it)")
-    done = subprocess.run([zbarimg, "--raw", "--quiet", str(png)], capture_output=True, text=True, timeout=30)
-    lines = done.stdout.splitlines()
-    if done.returncode != 0 or len(lines) != 1:
-        raise ShotError(f"could not read the table's join QR code: {done.stderr.strip() or lines}")
-    return lines[0]
-
 
 class Shooter:
     def __init__(self, out: Path) -> None:
@@ -144,7 +123,7 @@ def step(what: str) -> contextlib.AbstractContextManager[None]:
 def take(out: Path, service: Service, workdir: Path, buzzer: bool) -> list[Path]:
     from playwright.sync_api import sync_playwright
 
-    if not (os.path.exists(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
+    if not chromium_found():
         raise ShotError(f"{CHROMIUM} is missing: install Debian's chromium package (./test installs it)")
     shooter = Shooter(out)
     base = service.base
@@ -170,7 +149,10 @@ def take(out: Path, service: Service, workdir: Path, buzzer: bool) -> list[Path]
                 table.locator("#game .result").wait_for()
             qr_png = workdir / "table-qr.png"
             table.locator("#join-box .qr-code svg").screenshot(path=str(qr_png))
-            join_url = decode_qr(qr_png)
+            try:
+                join_url = decode_qr(qr_png)  # as a phone's camera would
+            except RuntimeError as err:
+                raise ShotError(f"could not read the table's join QR code: {err}") from err
             if not join_url.startswith(base):
                 raise ShotError(f"the table's QR code leads to {join_url}, not to this service ({base})")
             shooter.shoot(table, "01-table-waiting.png")
@@ -205,9 +187,9 @@ def take(out: Path, service: Service, workdir: Path, buzzer: bool) -> list[Path]
                 for name in PLAYERS:
                     table.locator("#seats li", has_text=name).first.wait_for()
             seats = set(range(1, len(PLAYERS) + 1))
-            service.wait_for_view(lambda v: v["game"] is not None
-                                  and seats <= set(v["game"]["entropy"]["revealed"]),
-                                  "every phone's random bytes revealed")
+            service.reach(lambda v: v["game"] is not None
+                          and seats <= set(v["game"]["entropy"]["revealed"]),
+                          "every phone's random bytes revealed")
             shooter.shoot(table, "04-table-four-joined.png")
 
             # 5. The host console: signed in with the key, the dice tray that started with the service
@@ -233,17 +215,17 @@ def take(out: Path, service: Service, workdir: Path, buzzer: bool) -> list[Path]
             old = service.table_view()["game"]["id"]
             with step("the host console did not start the dice tray"):
                 host.locator("#start-form button[type=submit]").click()
-            view = service.wait_for_view(lambda v: v["game"] is not None and v["game"]["id"] != old
-                                         and not v["game"]["ended"], "a new dice tray running")
-            service.wait_for_view(lambda v: seats <= set(v["game"]["entropy"]["revealed"]),
-                                  "every phone's random bytes revealed for the new game")
+            view = service.reach(lambda v: v["game"] is not None and v["game"]["id"] != old
+                                 and not v["game"]["ended"], "a new dice tray running")
+            service.reach(lambda v: seats <= set(v["game"]["entropy"]["revealed"]),
+                          "every phone's random bytes revealed for the new game")
             roller = phones[1]
             with step("the phone could not roll"):
                 roller.locator("#roll-me:enabled").wait_for()
                 before = service.table_view()["position"]
                 roller.locator("#roll-me").click()
-            view = service.wait_for_view(lambda v: v["position"] > before and bool(v["game"]["view"]["recent"]),
-                                         "a roll in the log")
+            view = service.reach(lambda v: v["position"] > before and bool(v["game"]["view"]["recent"]),
+                                 "a roll in the log")
             number = view["game"]["view"]["recent"][0]["number"]
             with step("the table display did not show the roll"):
                 table.wait_for_function("(n) => { const m = document.querySelector('.result .meta');"
@@ -259,8 +241,8 @@ def take(out: Path, service: Service, workdir: Path, buzzer: bool) -> list[Path]
                     host.locator("#start-form").wait_for()
                     host.locator("#game-select").select_option("buzzer-quiz")
                     host.locator("#start-form button[type=submit]").click()
-                service.wait_for_view(lambda v: v["game"] is not None and v["game"]["game"] == "buzzer-quiz"
-                                      and not v["game"]["ended"], "the buzzer quiz running")
+                service.reach(lambda v: v["game"] is not None and v["game"]["game"] == "buzzer-quiz"
+                              and not v["game"]["ended"], "the buzzer quiz running")
                 phone = phones[0]
                 with step("the host console could not arm a round"):
                     phone.locator("#buzzer").wait_for()
@@ -300,8 +282,7 @@ def main(argv: list[str] | None = None) -> int:
             print("first_evening_screenshots: interrupted", file=sys.stderr)
             return 130
         finally:
-            if service.proc is not None:
-                service.stop_cleanly(10)
+            service.stop_cleanly(10)
     print(f"done: {len(written)} pictures")
     return 0
 

@@ -37,10 +37,11 @@ def request(port: int, method: str, path: str, body: Any = None, headers: dict[s
 
 
 def host_command(service: ServiceProcess, name: str, args: dict[str, Any] | None = None) -> None:
-    status, answer, _ = request(service.port, "POST", "/api/commands", {"as": "host", "name": name, "args": args or {}},
-                                headers={"Authorization": f"Bearer {service.host_key}"})
-    if status != 200 or not answer.get("ok"):
-        raise RuntimeError(f"host command {name} refused: {status} {answer}")
+    """A host command that must be accepted (setting up a table): ServiceProcess.post, which hands
+    back any answer, with a refusal raised as RuntimeError."""
+    answer = service.post(name, args, host=True, timeout=10)
+    if not answer.get("ok"):
+        raise RuntimeError(f"host command {name} refused: {answer}")
 
 
 def seat_phones(service: ServiceProcess, phones: int) -> dict[int, str]:

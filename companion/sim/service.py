@@ -48,13 +48,14 @@ class ServiceProcess:
     """`companion serve` on loopback, with the data folder `data`.
 
     Its output goes to pipes, or with `log_path` to a file (a pipe nobody reads fills up and stalls a
-    long-running service). `extra` are more `serve` arguments, `config` its configuration file,
-    `quiet` leaves out the start-up banner. `preexec` runs in the child before exec (a resource
-    limit, say); `source` puts another copy of the companion package first on the path (a modified
-    one, to see a test fail; an older commit, to compare); `cwd` is where it runs and, without
-    `config`, looks for a companion.toml (by default `source`, so that `-m companion` does not find
-    this checkout's package first). `program` is the command line that runs the companion (a
-    wrapper around its `main`, such as `companion.sim.mock_pins`); `stdin` is the child's
+    long-running service). `extra` are more `serve` arguments, `config` its configuration file;
+    `quiet` passes `--quiet`, so the service logs warnings only (its start-up banner is printed
+    either way). `preexec` runs in the child before exec (a resource limit, say); `source` puts
+    another copy of the companion package first on the path (a modified one, to see a test fail; an
+    older commit, to compare); `cwd` is where it runs and, without `config`, looks for a
+    companion.toml (with `source`, a folder without this checkout's package: `-m companion` looks
+    in the working folder before the path). `program` is the command line that runs the companion
+    (a wrapper around its `main`, such as `companion.sim.mock_pins`); `stdin` is the child's
     (`subprocess.PIPE` to write to it).
     """
 
@@ -69,14 +70,12 @@ class ServiceProcess:
         self.log_path = log_path
         self.preexec = preexec
         self.source = source
-        self.cwd = cwd if cwd is not None else source
+        self.cwd = cwd
         self.config = config
         self.program = tuple(program)
         self.stdin = stdin
         self.quiet = quiet
         self.proc: subprocess.Popen[str] | None = None
-        self.ready_s: float | None = None
-        """Spawn to the first answer of the page `start` waited for (the cold start), in seconds."""
         self._log: IO[str] | None = None
 
     def command_line(self) -> list[str]:
@@ -87,7 +86,6 @@ class ServiceProcess:
     def start(self, timeout: float = 30, ready: str = "/api/status", poll_s: float = 0.02) -> Self:
         """Spawn it and wait until GET `ready` answers 200, looking every `poll_s` (the service's
         exit, with what it said, or no answer within `timeout` raise RuntimeError)."""
-        began = time.perf_counter()
         env = _env()
         if self.source is not None:
             env["PYTHONPATH"] = str(self.source)  # ahead of the venv's editable install
@@ -98,13 +96,12 @@ class ServiceProcess:
             self.command_line(), stdin=self.stdin, stdout=output, stderr=output, text=True, env=env,
             preexec_fn=self.preexec, cwd=self.cwd,
         )
-        deadline = began + timeout
+        deadline = time.perf_counter() + timeout
         while time.perf_counter() < deadline:
             if self.proc.poll() is not None:
                 said = self.log()[-2000:] if self.log_path else self.proc.stderr.read()  # type: ignore[union-attr]
                 raise RuntimeError(f"service exited with {self.proc.returncode}: {said}")
             if self.answers(ready):
-                self.ready_s = time.perf_counter() - began
                 return self
             time.sleep(poll_s)
         raise RuntimeError(f"service did not answer GET {ready} within {timeout:.0f} s")
@@ -155,6 +152,19 @@ class ServiceProcess:
                 return json.load(response)
         except urllib.error.HTTPError as err:
             return json.load(err)
+
+    def wait_for_view(self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 10.0) -> dict[str, Any]:
+        """The table's view once `predicate` holds, by long polls on the log position (GET
+        /api/view?after=&wait=: no sleeps, and no state between two polls is missed for long).
+        TimeoutError, with the last view it saw, when it does not hold within `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        view: dict[str, Any] = self.get("/api/view?as=table")
+        while not predicate(view):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"the service never reached the expected state; last view: {view}")
+            view = self.get(f"/api/view?after={view['position']}&wait={min(left, 2.0):.2f}", timeout=left + 5)
+        return view
 
     # -- the process from outside (/proc) ------------------------------------------------------
 
@@ -222,9 +232,11 @@ class ServiceProcess:
         out, err = self.proc.communicate(timeout=timeout)
         return self.proc.returncode, out, err
 
-    def stop_cleanly(self, timeout: float = 20) -> int:
-        """SIGINT, as Ctrl-C or systemd would: the exit status (killed after `timeout`: -9)."""
-        assert self.proc is not None
+    def stop_cleanly(self, timeout: float = 20) -> int | None:
+        """SIGINT, as Ctrl-C or systemd would: the exit status (killed after `timeout`: -9). Like
+        `stop`, nothing to do (None) when it was never started, so a clean-up needs no guard."""
+        if self.proc is None:
+            return None
         if self.proc.stdin is not None:
             self.proc.stdin.close()
         if self.proc.poll() is None:

@@ -2,19 +2,24 @@
 with its arrival time: what the benchmarks time and the soak test checks.
 
 `Stream` parses one HTTP/1.1 response (chunked or not) into events and keeps their ids and
-arrival times; a subclass overrides `_events` to keep its own view. `Reader` is one thread that
-reads every stream with epoll. Standard library only.
+arrival times; `ViewStream` keeps, as a page does, its own copy of the view for a subclass to look
+at. `Reader` is one thread that reads every stream with epoll.
 """
 
 from __future__ import annotations
 
 import bisect
+import json
+import queue
 import selectors
 import socket
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from companion.server.patch import apply
 
 
 @dataclass
@@ -126,6 +131,72 @@ class Stream:
         return self.ids[-1] if self.ids else -1
 
 
+@dataclass
+class ViewStream(Stream):
+    """A page's stream: its own copy of the view (the first `view`, then every `patch` applied in
+    place), its pings handed to the phone's answerer (`pings`), and counts of each kind of message.
+
+    Messages that cannot be applied go into `errors`; a subclass looks at each new view in
+    `_shown`, and decides in `_odd` whether what a page lives with (revoked, a second whole view,
+    an unknown event) is an error too.
+    """
+
+    seat: int | None = None
+    pings: queue.Queue[int] | None = None
+    doc: Any = None
+    views: int = 0
+    patches: int = 0
+    heartbeats: int = 0
+    ping_count: int = 0
+    errors: list[str] = field(default_factory=list)
+
+    def _events(self, now: float) -> None:
+        while (parsed := self._next_event()) is not None:
+            event, event_id, text = parsed
+            if event == b"revoked":
+                self.revoked = True
+                self._odd("revoked")
+                continue
+            if not text:
+                self.heartbeats += 1  # ": still here", or the retry line
+                continue
+            if event == b"ping":
+                self.ping_count += 1
+                if self.pings is not None:
+                    self.pings.put(int(text))
+                continue
+            try:
+                if event == b"view":
+                    self.views += 1
+                    if self.views > 1:
+                        self._odd(f"a second whole view at id {event_id} (the stream restarted?)")
+                    self.doc = json.loads(text)
+                elif event == b"patch":
+                    if self.doc is None:
+                        raise ValueError("a patch before the first view")
+                    self.patches += 1
+                    # This page's own document, and ops fresh from json.loads: nothing to copy.
+                    self.doc = apply(self.doc, json.loads(text), in_place=True)
+                else:
+                    self._odd(f"unknown event {event!r}")
+                    continue
+            except (ValueError, KeyError, IndexError, TypeError) as err:
+                self.errors.append(f"{event.decode()} {event_id}: not applied: {err!r}")
+                continue
+            self.messages += 1
+            self.data_bytes += len(text)
+            self._shown(event_id, now)
+
+    def _shown(self, event_id: int | None, received: float) -> None:
+        """`doc` is the page's view after message `event_id`, whose bytes arrived at `received`."""
+
+    def _odd(self, what: str) -> None:
+        """Something a page lives with (it reconnects, or ignores the event): not counted here."""
+
+
+S = TypeVar("S", bound=Stream)
+
+
 def stream_socket(port: int, query: str, source: str, cookie: str | None = None, timeout: float = 5) -> socket.socket:
     """A non-blocking socket from `source` that has asked for /api/stream?query."""
     sock = socket.create_connection(("127.0.0.1", port), timeout=timeout, source_address=(source, 0))
@@ -153,7 +224,7 @@ class Reader:
     def open(self, port: int, name: str, query: str, source: str, cookie: str | None = None) -> Stream:
         return self.watch(Stream(name, stream_socket(port, query, source, cookie)))
 
-    def watch(self, stream: Stream) -> Stream:
+    def watch(self, stream: S) -> S:
         """Read this stream too (its socket already asked for the stream)."""
         self.streams.append(stream)
         self.selector.register(stream.sock, selectors.EVENT_READ, stream)

@@ -12,10 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import shutil
 import socket
-import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -27,11 +24,9 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, CDPSession, Page, Playwright, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
 
+from companion.sim.browser import CHROMIUM, CHROMIUM_ARGS, chromium_found, decode_qr
 from companion.sim.service import ServiceProcess
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 PHONE_DEVICE = "Pixel 7"
 PLAYER_NAMES = ("Zoé", "Bruno", "Chloé", "Dmitri")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
@@ -253,16 +248,12 @@ class Scene:
         return self.service.get(f"/api/view?as={role}", host=role == "host")
 
     def wait_for_view(self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 10.0) -> dict[str, Any]:
-        """The table's view once `predicate` holds, by long polls on the log position (no sleeps)."""
-        deadline = time.monotonic() + timeout
-        view = self.view()
-        while not predicate(view):
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise AssertionError(f"the service never reached the expected state; last view: {view}")
-            view = self.service.get(f"/api/view?after={view['position']}&wait={min(left, 2.0):.2f}",
-                                    timeout=left + 5)
-        return view
+        """The table's view once `predicate` holds (ServiceProcess.wait_for_view); a test fails with
+        an AssertionError otherwise, which a test may catch to say what its page showed instead."""
+        try:
+            return self.service.wait_for_view(predicate, timeout)
+        except TimeoutError as err:
+            raise AssertionError(str(err)) from err
 
     def wait_until_settled(self) -> dict[str, Any]:
         """Every phone has committed and revealed its entropy for the running game: no more traffic."""
@@ -276,7 +267,7 @@ class Scene:
 
 
 def chromium_path() -> str:
-    if not (os.path.exists(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
+    if not chromium_found():
         pytest.fail(f"{CHROMIUM} is missing: run ./test, which installs Debian's chromium package")
     return CHROMIUM
 
@@ -299,18 +290,6 @@ def chromium(playwright_driver: Playwright) -> Iterator[Browser]:
 def artifacts() -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS
-
-
-def decode_qr(png: Path) -> str:
-    """The text of the one QR code in a picture, read by zbar (Debian's zbar-tools)."""
-    zbarimg = shutil.which("zbarimg")
-    if zbarimg is None:
-        pytest.fail("zbarimg is missing: run ./test, which installs Debian's zbar-tools package")
-    done = subprocess.run([zbarimg, "--raw", "--quiet", str(png)], capture_output=True, text=True, timeout=30)
-    assert done.returncode == 0, f"no QR code found in {png}: {done.stderr}"
-    lines = done.stdout.splitlines()
-    assert len(lines) == 1, f"expected one QR code in {png}, read {lines}"
-    return lines[0]
 
 
 # Counts the tones the page starts (the quiz makes its sounds with oscillators, no audio files).

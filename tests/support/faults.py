@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.server.identity import SEAT_COOKIE
+from companion.sim import clients
 from companion.sim.service import ServiceProcess
 from companion.store import EventStore, RecordedEvent, verify_chain
 
@@ -38,16 +39,9 @@ class Service(ServiceProcess):
 
     def request(self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None,
                 timeout: float = 10) -> tuple[int, Any, http.client.HTTPMessage]:
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
-        try:
-            data = None if body is None else json.dumps(body).encode()
-            sent = {"Content-Type": "application/json"} if data is not None else {}
-            conn.request(method, path, body=data, headers={**sent, **(headers or {})})
-            response = conn.getresponse()
-            raw = response.read()
-            return response.status, json.loads(raw) if raw else None, response.headers
-        finally:
-            conn.close()
+        """(status, answer, response headers): companion.sim.clients.request to this service."""
+        status, answer, response = clients.request(self.port, method, path, body, headers, timeout=timeout)
+        return status, answer, response.headers
 
     def headers_for(self, who: str | int) -> dict[str, str]:
         """`who`: "host", "table" or a seat number (its phone's cookie)."""

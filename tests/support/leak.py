@@ -173,8 +173,10 @@ def play(
                     run = table.run
                     assert run is not None
                     everyone = [*viewers(seats), SYSTEM]
-                    awaited = [v for v in everyone if step % 2 and not run.ended and any(
-                        definition.validate(run.state, v, c) is None for c in definition.actions(run.state, v))]
+                    awaited: list[Viewer] = []
+                    if step % 2 and not run.ended:  # every other step, one the game waits for acts (if any)
+                        awaited = [v for v in everyone if any(definition.validate(run.state, v, c) is None
+                                                              for c in definition.actions(run.state, v))]
                     actor = rnd.choice(awaited or everyone)
                     candidates = definition.actions(run.state, actor) + junk_commands(rnd, seats)
                     command = rnd.choice(candidates)

@@ -2,14 +2,14 @@
 phones' and displays' event streams that keep their own copy of the view, ping answerers, and a
 tally of every HTTP answer against the answers that request may get.
 
-The stream parsing (HTTP/1.1 chunked bodies, server-sent events), the epoll reader thread, the
-phones' connections and ping answerers are companion/sim's (streams.py, clients.py).
+The stream parsing (HTTP/1.1 chunked bodies, server-sent events), the view each stream keeps, the
+epoll reader thread, the phones' connections and ping answerers are companion/sim's (streams.py,
+clients.py).
 """
 
 from __future__ import annotations
 
 import http.client
-import json
 import queue
 import threading
 from array import array
@@ -19,10 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from companion.server.patch import apply
 from companion.sim.clients import Connection, PingAnswerer
 from companion.sim.service import ServiceProcess
-from companion.sim.streams import Reader, Stream, stream_socket
+from companion.sim.streams import Reader, ViewStream, stream_socket
 
 # -- the service -------------------------------------------------------------------------------
 
@@ -35,7 +34,6 @@ class SoakService(ServiceProcess):
     def __init__(self, workdir: Path, source: Path | None = None) -> None:
         super().__init__(workdir / "data", extra=("--simulate",), log_path=workdir / "service.log", source=source,
                          cwd=workdir)
-        self.workdir = workdir
 
 
 # -- every answer, against what it may be ------------------------------------------------------
@@ -84,7 +82,6 @@ class Tally:
         return [f"{n:>7}  {status} {code or 'ok'}  {label}" for (label, status, code), n in rows]
 
 
-
 def asked(tally: Tally, label: str, connection: Connection, method: str, path: str, allowed: Expect,
           body: Any = None, **kwargs: Any) -> tuple[int, Any]:
     """A request whose answer goes into the tally; (0, None) when it failed on the wire."""
@@ -102,17 +99,11 @@ def asked(tally: Tally, label: str, connection: Connection, method: str, path: s
 
 
 @dataclass
-class SoakStream(Stream):
+class SoakStream(ViewStream):
     """One page's event stream: its own copy of the view (the first `view`, then every `patch`
-    applied), and every way the stream could go wrong."""
+    applied), and every way the stream could go wrong in `errors` (a revoked stream, a second whole
+    view and an unknown event too, which a page would live with)."""
 
-    seat: int | None = None
-    pings: queue.Queue[int] | None = None
-    doc: Any = None
-    views: int = 0
-    patches: int = 0
-    heartbeats: int = 0
-    ping_count: int = 0
     last_position: int = -1
     distinct_positions: int = 0
     skipped_positions: int = 0
@@ -120,50 +111,17 @@ class SoakStream(Stream):
     stream: the page gets the view after them in one message, which the protocol allows)."""
     rounds_seen: dict[int, str | None] = field(default_factory=dict)
     """Each quiz round's winner as this page showed it (the view keeps the last 10 rounds)."""
-    errors: list[str] = field(default_factory=list)
     closed_by_us: bool = False
     trace: tuple[array[int], ...] = field(default_factory=lambda: tuple(array("q") for _ in range(5)))
     """Per message: its id, and what the page showed of the log then: the quiz's round, the armed
     round (0: none), the latest result's round (0: none), and the seat names (hashed). Checked
     against the log afterwards: a lost message leaves the next views wrong in one of these."""
 
-    def _events(self, now: float) -> None:
-        while (parsed := self._next_event()) is not None:
-            event, event_id, text = parsed
-            if event == b"revoked":
-                self.revoked = True
-                self.errors.append("revoked")
-                continue
-            if not text:
-                self.heartbeats += 1  # ": still here", or the retry line
-                continue
-            if event == b"ping":
-                self.ping_count += 1
-                if self.pings is not None:
-                    self.pings.put(int(text))
-                continue
-            try:
-                if event == b"view":
-                    self.views += 1
-                    if self.views > 1:
-                        self.errors.append(f"a second whole view at id {event_id} (the stream restarted?)")
-                    self.doc = json.loads(text)
-                elif event == b"patch":
-                    if self.doc is None:
-                        raise ValueError("a patch before the first view")
-                    self.patches += 1
-                    self.doc = apply(self.doc, json.loads(text), in_place=True)
-                else:
-                    self.errors.append(f"unknown event {event!r}")
-                    continue
-            except (ValueError, KeyError, IndexError, TypeError) as err:
-                self.errors.append(f"{event.decode()} {event_id}: not applied: {err!r}")
-                continue
-            self.messages += 1
-            self.data_bytes += len(text)
-            self._check(event_id)
+    def _odd(self, what: str) -> None:
+        self.errors.append(what)
 
-    def _check(self, event_id: int | None) -> None:
+    def _shown(self, event_id: int | None, received: float) -> None:
+        """The message's id against the view's position and the ones before; its trace kept."""
         position = self.doc.get("position") if isinstance(self.doc, dict) else None
         if event_id is None or position != event_id:
             self.errors.append(f"message id {event_id} but the view says position {position}")
@@ -198,8 +156,7 @@ class Screens(Reader):
     def open_stream(self, port: int, name: str, query: str, source: str, cookie: str | None = None,
                     seat: int | None = None, pings: queue.Queue[int] | None = None) -> SoakStream:
         sock = stream_socket(port, query, source, cookie, timeout=10)
-        stream: SoakStream = self.watch(SoakStream(name, sock, seat=seat, pings=pings))
-        return stream
+        return self.watch(SoakStream(name, sock, seat=seat, pings=pings))
 
     def close(self) -> None:
         with self.lock:
