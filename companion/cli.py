@@ -245,7 +245,11 @@ def describe_log(records: list[RecordedEvent], lang: str) -> list[str]:
         elif record.type == "game_ended":
             text = f"ended ({record.data.get('reason', '')})"
         elif record.type == "undone":
-            text = f"undid event {record.data.get('seq')} ({record.data.get('actor')})"
+            first, last = record.data.get("first", record.data.get("seq")), record.data.get("seq")
+            span = f"event {last}" if first == last else f"events {first}-{last}"
+            command = record.data.get("command")
+            what = f"{command} ({span})" if command else span
+            text = f"undid {what} of {record.data.get('actor')}"
         elif definition:
             from companion.games.base import Event
             text = definition.describe(Event(record.type, record.data, record.reveals), lang)

@@ -329,3 +329,28 @@ def test_screenshots_of_the_table_and_a_phone_in_english_and_french(scene: Scene
     assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 720
     assert scene.service.base.split("//")[1] in foot.inner_text()
     finish(scene)
+
+
+def test_every_screen_says_what_was_undone_and_by_whom(scene: Scene) -> None:
+    scene.wait_until_settled()
+    bruno = scene.phones[1]
+    before = scene.view()["position"]
+    bruno.page.locator(".chips button", has_text="d8").first.click()
+    scene.wait_for_view(lambda v: v["position"] > before)
+    undo = bruno.page.get_by_role("button", name="Undo my last action")
+    undo.click()
+    said = "↶ Bruno took back “change the dice in the tray”."
+    for screen in scene.screens:
+        notice = screen.page.locator("#undone")
+        notice.filter(has_text=said).wait_for(timeout=5000)
+        assert notice.get_attribute("role") == "status", "a screen reader hears it too"
+    # The host takes back its own change: every screen says so, and the next move clears it.
+    assert scene.service.post("set_tray", {"dice": ["d6", "d6"]}, host=True)["ok"]
+    scene.host.page.locator("#undo").click()
+    for screen in scene.screens:
+        screen.page.locator("#undone", has_text="↶ The host took back “change the dice in the tray”.").wait_for(
+            timeout=5000)
+    assert scene.service.post("set_tray", {"dice": ["d4"]}, host=True)["ok"]
+    for screen in scene.screens:
+        screen.page.locator("#undone").wait_for(state="hidden", timeout=5000)
+    finish(scene)

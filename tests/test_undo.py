@@ -124,3 +124,40 @@ def test_undo_reaches_back_a_hundred_actions_and_no_further(started: Table, stor
     reopened = Table.open(store, GAMES, started.clock, started.seeds, started.settings)
     assert tray_of(reopened) == tray_of(started), "the log replays to the same state"
     assert code(reopened.handle(HOST, Command("undo"))) == "undo_too_far"
+
+
+def test_a_command_of_several_events_is_taken_back_whole(store, clock, seeds, config) -> None:
+    """A move that tells two events (a card played, then the turn passed) is one act: the undo
+    restores the state before both, and says which move it took back and whose it was."""
+    def set_twice(story: Story[Any], actor: Viewer, args: Args) -> None:
+        story.tell("tray_set", {"dice": ["d4"]})
+        story.tell("tray_set", {"dice": list(args["dice"])})
+
+    twice = replace(DICE_TRAY, id="twice", moves={**DICE_TRAY.moves, "set_tray": replace(
+        DICE_TRAY.moves["set_tray"], tell=set_twice)})
+    settings = TableSettings(2, "host_and_own", {"twice": {"catalogue": config.catalogue.to_json(), "tray": "d6"}})
+    table = Table.open(store, {"twice": twice}, clock, seeds, settings)
+    table.handle(HOST, Command("start_game", {"game": "twice"}))
+    before = tray_of(table)
+    assert table.handle(seat(2), Command("set_tray", {"dice": ["d8"]})).ok
+    assert tray_of(table) == ["d8"]
+    assert table.handle(seat(2), Command("undo")).ok
+    assert tray_of(table) == before, "neither event of the move is left standing"
+    assert table.view(seat(1))["game"]["undone"] == {"by": "seat:2", "actor": "seat:2", "command": "set_tray"}
+    last = store.read(table.run.game_id)[-1]  # type: ignore[union-attr]
+    assert (last.type, last.data["first"], last.data["seq"]) == ("undone", 2, 3)
+    assert code(table.handle(seat(2), Command("undo"))) == "nothing_to_undo"
+    reopened = Table.open(store, {"twice": twice}, clock, seeds, settings)
+    assert tray_of(reopened) == before and "undone" in reopened.view(TABLE)["game"]
+    assert table.handle(seat(1), Command("set_tray", {"dice": ["d6"]})).ok
+    assert "undone" not in table.view(TABLE)["game"], "the notice lasts until the next move"
+
+
+def test_every_move_of_every_game_has_a_name_to_say_when_it_is_undone() -> None:
+    from companion.i18n import catalogue
+
+    for lang in ("en", "fr"):
+        ui = catalogue(lang)["ui"]
+        missing = [f"move_{g.id}_{name}" for g in GAMES.values() for name in g.moves
+                   if f"move_{g.id}_{name}" not in ui]
+        assert missing == [], f"{lang}: no words for {missing}"

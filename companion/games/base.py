@@ -241,6 +241,9 @@ class GameDefinition(Generic[S]):
     * `deadline(state)`: the system command due when a wait runs out, if the game waits on one.
     * `close(state)`: the state once the table closed the game, whoever ended it: a game whose
       hidden facts become public at the end (a sealed placement) shows them from then on.
+    * `awaited(state)`: the seats the game is waiting on now (whose turn it is, who must answer).
+      Their phones ask them to act, so each of them always has an allowed action among `actions`;
+      the property tests hold every game to that, after an undo as after any move.
     """
 
     id: str
@@ -267,6 +270,7 @@ class GameDefinition(Generic[S]):
     is_over: Callable[[S], bool] = field(default=lambda state: False)
     deadline: Callable[[S], Deadline | None] = field(default=lambda state: None)
     close: Callable[[S], S] = field(default=lambda state: state)
+    awaited: Callable[[S], frozenset[int]] = field(default=lambda state: frozenset())
 
     def validate(self, state: S, actor: Viewer, command: Command) -> Rejection | None:
         """Why `actor` may not make this command now (None when it may): the move's declaration,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from companion.errors import ReplayMismatch
@@ -39,11 +39,37 @@ UNDO_POLICIES: tuple[UndoPolicy, ...] = ("off", "host", "host_and_own")
 
 @dataclass(frozen=True, slots=True)
 class UndoEntry:
-    """What undoing one event restores: the state before it."""
+    """What undoing one command restores: the state before its first event. A person did the
+    command as one act, so it is taken back as one (never a draw or a push left standing)."""
 
+    first: int
     seq: int
+    """The command's last event: the one an `undone` record names."""
     actor: str
+    command: str
     state_before: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Undone:
+    """The latest undo, until the next move: every screen says what was taken back and by whom."""
+
+    by: str
+    actor: str
+    command: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"by": self.by, "actor": self.actor, "command": self.command}
+
+
+@dataclass(frozen=True, slots=True)
+class _Telling:
+    """A command whose events are being applied: where it began, the state before it, and the wall
+    inside it if it drew or revealed (then it can never be undone)."""
+
+    first: int
+    state_before: Any
+    wall: str | None = None
 
 
 @dataclass
@@ -74,6 +100,8 @@ class GameRun:
     """Players' committed (and later revealed) random bytes, by seat."""
     undo_wall: str = "nothing_to_undo"
     """Why nothing further back can be undone: the start, a random outcome, or a reveal."""
+    undone: Undone | None = None
+    telling: _Telling | None = None
 
     @classmethod
     def from_start(cls, definition: GameDefinition[Any], record: RecordedEvent) -> GameRun:
@@ -158,6 +186,7 @@ class GameRun:
             self.state = self.definition.close(self.state)
             self.undo_stack.clear()
             self.undo_wall = "game_over"
+            self.undone = None
             return
         if record.type == ENTROPY_COMMITTED:
             # Contributions are not moves: they neither start nor break a run of undos.
@@ -172,30 +201,47 @@ class GameRun:
             return
         if record.type == UNDONE:
             target = record.data.get("seq")
-            if not self.undo_stack or self.undo_stack[-1].seq != target:
+            if self.telling is not None or not self.undo_stack or self.undo_stack[-1].seq != target:
                 raise ReplayMismatch(f"game {self.game_id}: event {record.seq} undoes {target}, which cannot be undone")
             entry = self.undo_stack.pop()
             self.state = entry.state_before
             self.undo_chain_actor = entry.actor
+            self.undone = Undone(record.actor, entry.actor, entry.command)
             return
+        self._apply_move_event(record, new_state)
+
+    def _apply_move_event(self, record: RecordedEvent, new_state: Any) -> None:
+        """One event of a command. The table stores the command on its last event: that closes the
+        command, which becomes one undo step, or a wall if a random outcome or a reveal is inside."""
+        telling = self.telling or _Telling(record.seq, self.state)
+        if record.reveals:
+            telling = replace(telling, wall="undo_reveal")
+        elif record.draws and telling.wall is None:
+            telling = replace(telling, wall="undo_random")
         event = Event(record.type, record.data, record.reveals)
-        before = self.state
         self.state = new_state if new_state is not None else self.definition.evolve(self.state, event)
         self.undo_chain_actor = None
-        if record.draws or record.reveals:
+        self.undone = None
+        if record.command is None:
+            self.telling = telling
+            return
+        self.telling = None
+        if telling.wall is not None:
             # A random outcome or an uncovered secret is a wall: nothing before it can be undone.
             self.undo_stack.clear()
-            self.undo_wall = "undo_reveal" if record.reveals else "undo_random"
-        else:
-            if len(self.undo_stack) == UNDO_DEPTH:
-                self.undo_wall = "undo_too_far"  # the oldest state goes as the newest comes in
-            self.undo_stack.append(UndoEntry(record.seq, record.actor, before))
+            self.undo_wall = telling.wall
+            return
+        if len(self.undo_stack) == UNDO_DEPTH:
+            self.undo_wall = "undo_too_far"  # the oldest state goes as the newest comes in
+        self.undo_stack.append(UndoEntry(telling.first, record.seq, record.actor, str(record.command.get("name", "")),
+                                         telling.state_before))
 
     def undo_refusal(self, requester: Viewer, policy: UndoPolicy) -> str | None:
-        """Why `requester` may not undo the last event now, as a rejection code; None when allowed.
+        """Why `requester` may not undo the last command now, as a rejection code; None when allowed.
 
-        Board Game Arena's policy: never across a random outcome, a reveal, or another player's
-        action. A run of consecutive undos stays with the actor whose action it began taking back.
+        Board Game Arena's policy: a whole command or nothing, never across a random outcome, a
+        reveal, or another player's action. A run of consecutive undos stays with the actor whose
+        action it began taking back.
         """
         if self.ended:
             return "game_over"

@@ -285,7 +285,8 @@ class Table:
         if refusal:
             return Outcome(Rejection(refusal))
         target = run.undo_stack[-1]
-        return self._record(run, actor, Event(UNDONE, {"seq": target.seq, "actor": target.actor}))
+        return self._record(run, actor, Event(UNDONE, {"seq": target.seq, "first": target.first,
+                                                       "actor": target.actor, "command": target.command}))
 
     def _entropy(self, actor: Viewer, command: Command) -> Outcome:
         run = self._running()

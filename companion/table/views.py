@@ -105,6 +105,8 @@ class TableViews:
         if viewer.kind in ("host", "seat"):
             refusal = run.undo_refusal(viewer, self.table.undo_policy)
             game["undo"] = {"allowed": refusal is None, "reason": refusal}
+        if run.undone is not None:
+            game["undone"] = run.undone.to_json()
         game["actions"] = [self._action(run, viewer, c) for c in run.definition.actions(run.state, viewer)]
         return game
 

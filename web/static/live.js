@@ -127,6 +127,7 @@ window.Companion = (function () {
       current = view;
       position = view.position;
       setLink(true);
+      showUndone(view);
       onView(view);
     }
 
@@ -177,6 +178,26 @@ window.Companion = (function () {
     setInterval(() => { if (!source || source.readyState === EventSource.CLOSED) connect(); }, 5000);
     connect();
     return { resync, position: () => position };
+  }
+
+  // Every page says what the latest undo took back and who asked, until the next move.
+  function undoneText(view) {
+    const game = view && view.game;
+    const undone = game && game.undone;
+    if (!undone) return "";
+    const move = ui[`move_${game.game}_${undone.command}`] || undone.command;
+    const params = { actor: byWho(undone.actor, view), by: byWho(undone.by, view), move };
+    const template = undone.by === "host" ? (undone.actor === "host" ? ui.undone_host_own : ui.undone_host)
+      : undone.by === undone.actor ? ui.undone_own : ui.undone_other;
+    return fill(template, params);
+  }
+
+  function showUndone(view) {
+    const box = $("undone");
+    if (!box) return;
+    const said = undoneText(view);
+    if (box.textContent !== said) box.textContent = said;
+    box.hidden = !said;
   }
 
   function byWho(by, view) {

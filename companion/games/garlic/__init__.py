@@ -10,7 +10,7 @@ from __future__ import annotations
 from companion.games.base import Command, GameDefinition
 from companion.games.garlic.moves import MOVES, story
 from companion.games.garlic.options import MAX_PLAYERS, normalize_options, options_schema
-from companion.games.garlic.rules import deadline, evolve, is_over, setup
+from companion.games.garlic.rules import awaited, deadline, evolve, is_over, setup
 from companion.games.garlic.state import GarlicState
 from companion.games.garlic.views import actions, describe, secrets, view
 
@@ -36,4 +36,5 @@ GARLIC_SLAP: GameDefinition[GarlicState] = GameDefinition(
     seated_only=True,
     is_over=is_over,
     deadline=deadline,
+    awaited=awaited,
 )

@@ -132,6 +132,17 @@ def deadline(state: GarlicState) -> Deadline | None:
     return Deadline(at_us, since_us, Command("timeout", {"step": state.step, "for": what}))
 
 
+def awaited(state: GarlicState) -> frozenset[int]:
+    """Who must act before the game goes on: the slapper in their turn, and a penalised player
+    choosing a coffin (not during a moon look, which pauses payments)."""
+    seats = set()
+    if state.phase in TURN_PHASES and state.turn.get("seat") is not None:
+        seats.add(int(state.turn["seat"]))
+    if state.phase not in ("over", "moon_look"):
+        seats.update(p.seat for p in state.penalties)
+    return frozenset(seats)
+
+
 # -- evolve -----------------------------------------------------------------------------------
 
 def _with_player(state: GarlicState, seat: int, **changes: Any) -> tuple[Player, ...]:

@@ -18,6 +18,7 @@ from companion.games.nuit.moves import MOVES, story
 from companion.games.nuit.options import MAX_PLAYERS, MIN_PLAYERS, normalize_options, options_schema
 from companion.games.nuit.rules import GAME_ID, setup
 from companion.games.nuit.state import NuitState
+from companion.games.nuit.turn import waiting_for
 from companion.games.nuit.views import actions, describe, secrets, view
 
 NUIT_DES_VAMPIRES: GameDefinition[NuitState] = GameDefinition(
@@ -42,4 +43,5 @@ NUIT_DES_VAMPIRES: GameDefinition[NuitState] = GameDefinition(
     seated_only=True,
     is_over=is_over,
     close=close,
+    awaited=lambda state: frozenset(waiting_for(state)),
 )

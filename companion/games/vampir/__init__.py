@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from companion.games.base import GameDefinition
 from companion.games.vampir.options import MAX_PLAYERS, MIN_PLAYERS, normalize_options, options_schema
-from companion.games.vampir.rules import GAME_ID, evolve, is_over, setup
+from companion.games.vampir.rules import GAME_ID, awaited, evolve, is_over, setup
 from companion.games.vampir.state import VampirState
 from companion.games.vampir.turn import MOVES, story
 from companion.games.vampir.views import actions, describe, secrets, view
@@ -38,4 +38,5 @@ VAMPIR: GameDefinition[VampirState] = GameDefinition(
     options_schema=options_schema,
     seated_only=True,
     is_over=is_over,
+    awaited=awaited,
 )

@@ -318,3 +318,13 @@ def _hunt_laid(state: VampirState, data: Mapping[str, Any]) -> VampirState:
 
 def is_over(state: VampirState) -> bool:
     return state.phase == "over"
+
+
+def awaited(state: VampirState) -> frozenset[int]:
+    """Who must act before the game goes on: the current player in a turn, and with real cards
+    every player who has not entered their hunts yet."""
+    if state.phase == "turn" and state.current is not None:
+        return frozenset({state.current})
+    if state.phase == "entering":
+        return frozenset(p.seat for p in state.players if not p.entered)
+    return frozenset()

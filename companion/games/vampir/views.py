@@ -162,6 +162,8 @@ def actions(state: VampirState, viewer: Viewer) -> list[Command]:
                     args["replace"] = True
                 commands.append(Command("take", args))
         return commands
+    if state.stage == "done":
+        return [Command("end_turn")]  # a discard ends the turn at once: only an old log rests here
     hunts = _hunts_from(state, list(player.hand), held)
     if state.stage == "hunting":
         return [*hunts, Command("end_turn")]
