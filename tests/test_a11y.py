@@ -1,0 +1,242 @@
+"""Every page of every game is usable with a screen reader, a large finger and weak eyes.
+
+axe-core (vendored in tests/vendor, never fetched) runs in Chromium on each page a table has while
+a game runs: the table display, a phone, the host console, the join page, the verify page, the
+virtual buttons page and the host's sign-in page; a serious or critical violation fails the test
+and names the rule, the element and what is wrong. The registry is iterated, so a game added later
+is checked too. Beside axe: every target on a phone is at least 44x44 CSS px, a button's accessible
+name is what it does now, and a disabled button is described by the reason shown beside it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page
+
+from companion.games.registry import GAMES
+from tests.support.browser import PHONE_SIZE, Scene, Screen
+
+pytestmark = pytest.mark.browser
+
+SERVICE_ARGS = ("--simulate",)   # the virtual buttons page and the host's pairing controls exist
+VENDOR = Path(__file__).resolve().parent / "vendor"
+AXE = VENDOR / "axe.min.js"
+AXE_SHA256 = "84494fec757e4710dc751c8d7a636e457f4532f08f85c86dc9070133fbff53bc"
+GRAVE = ("serious", "critical")
+MIN_TARGET_PX = 44
+
+# The rules run: every rule axe has for WCAG 2.x A and AA, and its best practices.
+AXE_RUN_JS = """async () => {
+  const result = await axe.run(document, { resultTypes: ['violations'] });
+  return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.map((n) => ({ impact: n.impact, target: n.target.join(' '), html: n.html.slice(0, 160),
+                                summary: n.failureSummary })) }));
+}"""
+
+
+def test_the_vendored_axe_is_the_recorded_file() -> None:
+    """The file is the one its README names (version, licence), unchanged."""
+    source = AXE.read_bytes()
+    assert hashlib.sha256(source).hexdigest() == AXE_SHA256
+    assert source.startswith(b"/*! axe v4.12.1")
+    assert "Mozilla Public License" in (VENDOR / "axe-LICENSE.txt").read_text()
+    assert "4.12.1" in (VENDOR / "README.md").read_text()
+
+
+def grave_violations(page: Page) -> list[str]:
+    """axe's serious and critical findings on the page as it is now, one line per element."""
+    if not page.evaluate("() => typeof window.axe === 'object'"):
+        page.evaluate(AXE.read_text())
+    found = []
+    for violation in page.evaluate(AXE_RUN_JS):
+        for node in violation["nodes"]:
+            if (node["impact"] or violation["impact"]) in GRAVE:
+                summary = " ".join(node["summary"].split())
+                found.append(f"{violation['id']} ({violation['help']}) at {node['target']}: {node['html']} — {summary}")
+    return found
+
+
+def start(scene: Scene, game_id: str) -> dict[str, Any]:
+    """The host ends what runs and starts `game_id` with its default options; every screen shows it."""
+    scene.service.post("end_game", host=True)
+    answer = scene.service.post("start_game", {"game": game_id}, host=True)
+    assert answer.get("ok"), f"{game_id} did not start: {answer}"
+    view = scene.wait_for_view(lambda v: v["game"] is not None and v["game"]["game"] == game_id
+                               and not v["game"]["ended"])
+    for screen in scene.screens:
+        screen.page.wait_for_function(
+            "(p) => window.__received.some((r) => (r.kind === 'sse' && Number(r.id) >= p))",
+            arg=view["position"])
+        screen.page.wait_for_timeout(150)   # the page draws what it got
+    return view
+
+
+def visitor(chromium: Browser, **options: Any) -> Iterator[Page]:
+    """A fresh browser with no cookie: someone who has not joined nor signed in."""
+    context = chromium.new_context(locale="en-US", **options)
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
+
+
+def pages_of(scene: Scene, chromium: Browser) -> Iterator[tuple[str, Page]]:
+    """Every page of the table as its people see it while a game runs."""
+    base = scene.service.base
+    yield "table display", scene.table.page
+    yield "phone", scene.phones[0].page
+    yield "host console", scene.host.page
+    for name, url, options in (
+            ("join", scene.qr_url, {"viewport": PHONE_SIZE}),
+            ("verify", f"{base}/verify", {}),
+            ("buttons", f"{base}/buttons", {"viewport": PHONE_SIZE}),
+            ("host sign-in", f"{base}/host", {})):
+        for page in visitor(chromium, **options):
+            page.goto(url)
+            page.locator("#link").wait_for(state="attached")
+            page.wait_for_timeout(200)
+            yield name, page
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game_id", list(GAMES))
+def test_no_page_of_a_running_game_has_a_serious_accessibility_violation(
+        scene: Scene, chromium: Browser, game_id: str) -> None:
+    start(scene, game_id)
+    report = {}
+    for name, page in pages_of(scene, chromium):
+        found = grave_violations(page)
+        if found:
+            report[name] = found
+    assert not report, f"{game_id}: serious or critical accessibility violations:\n" + "\n".join(
+        f"  [{page}] {line}" for page, lines in report.items() for line in lines)
+
+
+# -- targets on a phone ---------------------------------------------------------------------------
+
+SMALL_TARGETS_JS = """(min) => [...document.querySelectorAll(
+    'button, a[href], input:not([type=hidden]), select, summary, [role=button], [tabindex]:not([tabindex="-1"])')]
+  .filter((e) => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; })
+  .filter((e) => { const r = e.getBoundingClientRect(); return r.width < min - 0.01 || r.height < min - 0.01; })
+  .map((e) => { const r = e.getBoundingClientRect();
+    const name = `${e.tagName.toLowerCase()}${e.id ? '#' + e.id : ''}.${e.className}`;
+    const words = (e.textContent || '').trim().slice(0, 30);
+    return `${name} "${words}" ${Math.round(r.width)}x${Math.round(r.height)}`; })"""
+
+
+def small_targets(page: Page) -> list[str]:
+    return page.evaluate(SMALL_TARGETS_JS, MIN_TARGET_PX)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game_id", list(GAMES))
+def test_every_target_on_a_phone_is_at_least_44_px(scene: Scene, chromium: Browser, game_id: str) -> None:
+    """A finger needs 44x44 CSS px (WCAG 2.5.5): the phone's own page while the game runs, with its
+    settings open, and the pages a phone meets before it (join) or instead of it (virtual buttons)."""
+    start(scene, game_id)
+    report = {}
+    phone = scene.phones[0].page
+    phone.set_viewport_size(PHONE_SIZE)
+    phone.locator("details.card summary").click()   # the seat's settings: rename, leave
+    report["phone"] = small_targets(phone)
+    for name, url in (("join", scene.qr_url), ("buttons", f"{scene.service.base}/buttons")):
+        for page in visitor(chromium, viewport=PHONE_SIZE, has_touch=True, is_mobile=True):
+            page.goto(url)
+            page.wait_for_timeout(200)
+            report[name] = small_targets(page)
+    report = {k: v for k, v in report.items() if v}
+    assert not report, f"{game_id}: targets under {MIN_TARGET_PX}x{MIN_TARGET_PX} px: {json.dumps(report, indent=1)}"
+
+
+# -- names and reasons of buttons ------------------------------------------------------------------
+
+NAMES_JS = """() => [...document.querySelectorAll('#game button, #game-status button')].map((b) => {
+  const described = (b.getAttribute('aria-describedby') || '').split(/\\s+/).filter(Boolean)
+    .map((id) => document.getElementById(id)).filter(Boolean);
+  return { text: b.innerText.trim(), label: b.getAttribute('aria-label'), disabled: b.disabled,
+           describedBy: described.map((d) => d.textContent.trim()),
+           visibleReason: b.parentElement ? [...b.parentElement.querySelectorAll('.reason')]
+             .filter((r) => r.offsetParent !== null).map((r) => r.textContent.trim()) : [] };
+})"""
+
+
+def button_names(screen: Screen) -> list[dict[str, Any]]:
+    return screen.page.evaluate(NAMES_JS)
+
+
+# -- colours -----------------------------------------------------------------------------------------
+
+CSS = Path(__file__).resolve().parent.parent / "web" / "static" / "companion.css"
+MIN_CONTRAST = 4.5
+BUTTON_LIKE = re.compile(r"\bbutton\b|\.roll\b|\.buzzer\b|\.virtual\b|\.button\b")
+HEX = re.compile(r"#(?:[0-9a-fA-F]{3}){1,2}")
+
+
+def css_rules() -> list[tuple[str, dict[str, str]]]:
+    """(selector, declarations) of every plain rule of the style sheet, comments removed."""
+    text = re.sub(r"/\*.*?\*/", "", CSS.read_text(), flags=re.S)
+    return [(selector.strip().split("}")[-1].strip(), dict(re.findall(r"([\w-]+)\s*:\s*([^;]+?)\s*(?:;|$)", body)))
+            for selector, body in re.findall(r"([^{}]+)\{([^{}]*)\}", text)]
+
+
+def themes() -> dict[str, dict[str, str]]:
+    """The custom properties of the normal theme and of the high-contrast one."""
+    first: dict[str, dict[str, str]] = {}
+    for selector, declarations in css_rules():
+        first.setdefault(selector, declarations)   # not the @media one further down
+    normal = {k: v for k, v in first[":root"].items() if k.startswith("--")}
+    return {"normal": normal, "high contrast": {**normal, **first[":root.hc"]}}
+
+
+def colour(value: str, theme: dict[str, str]) -> str | None:
+    """A declared colour as #rrggbb (a var() resolved in `theme`); None for anything else."""
+    found = re.fullmatch(r"var\((--[\w-]+)\)", value.strip())
+    value = theme.get(found.group(1), "") if found else value.strip()
+    if not HEX.fullmatch(value):
+        return None
+    digits = value[1:]
+    return "#" + (digits if len(digits) == 6 else "".join(c * 2 for c in digits)).lower()
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG 2 contrast ratio of two #rrggbb colours."""
+    def luminance(c: str) -> float:
+        channels = [int(c[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+        r, g, b = (x / 12.92 if x <= 0.03928 else ((x + 0.055) / 1.055) ** 2.4 for x in channels)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+    light, dark = sorted((luminance(a), luminance(b)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def test_contrast_sanity() -> None:
+    assert round(contrast("#ffffff", "#000000"), 1) == 21.0
+    assert round(contrast("#ffffff", "#e0484f"), 2) == 4.03   # the old red buttons, as axe measured them
+
+
+def test_contrast_of_text_on_every_filled_control_and_theme_colour() -> None:
+    """Text contrast at least 4.5:1 in both themes, also for states a page shows only for a moment
+    (a race buzzer, a pressed virtual button) that a page-by-page check may never meet: every rule
+    that fills a background under text (its own colour, or a button's ink), and every theme colour
+    used as text on the page's surfaces."""
+    weak = []
+    for name, theme in themes().items():
+        surfaces = [c for c in (colour(theme["--bg"], theme), colour(theme["--panel"], theme)) if c]
+        for selector, declarations in css_rules():
+            fill_value = declarations.get("background-color") or declarations.get("background")
+            back = colour(fill_value, theme) if fill_value else None
+            ink = declarations.get("color")
+            if back and (ink or BUTTON_LIKE.search(selector)):
+                fore = colour(ink or "var(--ink)", theme)
+                if fore and contrast(fore, back) < MIN_CONTRAST:
+                    weak.append(f"{name}: {selector}: {fore} on {back} is {contrast(fore, back):.2f}:1")
+            elif ink and not back and ink.startswith("var(") and (fore := colour(ink, theme)):
+                weak += [f"{name}: {selector}: {fore} on {s} is {contrast(fore, s):.2f}:1"
+                         for s in surfaces if contrast(fore, s) < MIN_CONTRAST]
+    assert not weak, "text below 4.5:1:\n" + "\n".join(weak)
