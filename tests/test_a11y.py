@@ -121,8 +121,10 @@ def test_no_page_of_a_running_game_has_a_serious_accessibility_violation(
 
 # -- targets on a phone ---------------------------------------------------------------------------
 
+# A radio button or a check box is tapped through its whole label.
 SMALL_TARGETS_JS = """(min) => [...document.querySelectorAll(
     'button, a[href], input:not([type=hidden]), select, summary, [role=button], [tabindex]:not([tabindex="-1"])')]
+  .map((e) => (e.matches('input[type=radio], input[type=checkbox]') && e.closest('label')) || e)
   .filter((e) => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; })
   .filter((e) => { const r = e.getBoundingClientRect(); return r.width < min - 0.01 || r.height < min - 0.01; })
   .map((e) => { const r = e.getBoundingClientRect();
@@ -142,10 +144,10 @@ def test_every_target_on_a_phone_is_at_least_44_px(scene: Scene, chromium: Brows
     settings open, and the pages a phone meets before it (join) or instead of it (virtual buttons)."""
     start(scene, game_id)
     report = {}
-    phone = scene.phones[0].page
-    phone.set_viewport_size(PHONE_SIZE)
-    phone.locator("details.card summary").click()   # the seat's settings: rename, leave
-    report["phone"] = small_targets(phone)
+    for screen in scene.phones:   # each seat's page: whose turn it is, and the others
+        screen.page.set_viewport_size(PHONE_SIZE)
+        screen.page.locator("details.card summary").click()   # the seat's settings: rename, leave
+        report[screen.name] = small_targets(screen.page)
     for name, url in (("join", scene.qr_url), ("buttons", f"{scene.service.base}/buttons")):
         for page in visitor(chromium, viewport=PHONE_SIZE, has_touch=True, is_mobile=True):
             page.goto(url)
