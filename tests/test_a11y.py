@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, expect
 
 from companion.games.registry import GAMES
-from tests.support.browser import PHONE_SIZE, Scene, Screen
+from tests.support.browser import PHONE_SIZE, Scene
 
 pytestmark = pytest.mark.browser
 
@@ -159,18 +159,89 @@ def test_every_target_on_a_phone_is_at_least_44_px(scene: Scene, chromium: Brows
 
 # -- names and reasons of buttons ------------------------------------------------------------------
 
-NAMES_JS = """() => [...document.querySelectorAll('#game button, #game-status button')].map((b) => {
-  const described = (b.getAttribute('aria-describedby') || '').split(/\\s+/).filter(Boolean)
-    .map((id) => document.getElementById(id)).filter(Boolean);
-  return { text: b.innerText.trim(), label: b.getAttribute('aria-label'), disabled: b.disabled,
-           describedBy: described.map((d) => d.textContent.trim()),
-           visibleReason: b.parentElement ? [...b.parentElement.querySelectorAll('.reason')]
-             .filter((r) => r.offsetParent !== null).map((r) => r.textContent.trim()) : [] };
+# Each button: its visible words, its accessible name (as a screen reader computes it from
+# aria-labelledby, aria-label or its text), whether it is disabled, the texts it is described by,
+# and the reasons shown beside it.
+BUTTONS_JS = """() => [...document.querySelectorAll('button')].filter((b) => b.offsetParent !== null).map((b) => {
+  const texts = (attr) => (b.getAttribute(attr) || '').split(/\\s+/).filter(Boolean)
+    .map((id) => document.getElementById(id)).filter(Boolean).map((d) => d.textContent.trim());
+  const visible = b.innerText.replace(/\\s+/g, ' ').trim();
+  const name = texts('aria-labelledby').join(' ') || b.getAttribute('aria-label') || visible;
+  const beside = b.parentElement ? [...b.parentElement.querySelectorAll(':scope > .reason')]
+    .filter((r) => r.offsetParent !== null && r.textContent.trim()).map((r) => r.textContent.trim()) : [];
+  return { id: b.id, visible, name, disabled: b.disabled, describedBy: texts('aria-describedby'), beside };
 })"""
 
 
-def button_names(screen: Screen) -> list[dict[str, Any]]:
-    return screen.page.evaluate(NAMES_JS)
+def words(text: str) -> str:
+    """The words of a text, as a speech user would say them (no marks such as ✕ or !)."""
+    return " " + " ".join(re.findall(r"\w+", text.casefold())) + " "
+
+
+def unnamed_or_undescribed(page: Page) -> list[str]:
+    """Buttons whose name does not contain the words they show (WCAG 2.5.3: a speech user says
+    what they see), and disabled buttons not described by the reason shown beside them."""
+    wrong = []
+    for b in page.evaluate(BUTTONS_JS):
+        if words(b["visible"]) and words(b["visible"]) not in words(b["name"]):
+            wrong.append(f"button {b['id'] or b['visible']!r} shows {b['visible']!r} but is named {b['name']!r}")
+        for reason in b["beside"] if b["disabled"] else []:
+            if reason not in b["describedBy"]:
+                wrong.append(f"disabled button {b['name']!r}: its reason {reason!r} is not its description "
+                             f"(aria-describedby gives {b['describedBy']})")
+    return wrong
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game_id", list(GAMES))
+def test_a_button_is_named_by_what_it_shows_and_a_disabled_one_by_its_reason(scene: Scene, game_id: str) -> None:
+    start(scene, game_id)
+    report = {screen.name: unnamed_or_undescribed(screen.page) for screen in [*scene.phones, scene.host]}
+    undo = scene.host.page.locator("#undo")
+    if (undo.is_disabled() and scene.host.page.locator("#undo-reason").inner_text().strip()
+            and undo.get_attribute("aria-describedby") != "undo-reason"):
+        report["host"].append("the host's Undo is not described by the reason under it")
+    report = {k: v for k, v in report.items() if v}
+    assert not report, f"{game_id}: {json.dumps(report, indent=1, ensure_ascii=False)}"
+
+
+BUZZER_GAMES = [g for g in GAMES.values() if g.uses_buzzers]
+
+
+@pytest.mark.slow
+def test_the_quiz_buzzer_is_named_by_what_it_does_now(scene: Scene) -> None:
+    """In a hands-off round the phone's big button says "Hands off!": a screen reader must not
+    call it BUZZ, which is what a player must not do."""
+    start(scene, "buzzer-quiz")
+    phone = scene.phones[0].page
+    expect(phone.locator("#buzzer")).to_have_accessible_name("Wait for the signal")
+    answer = scene.service.post("arm", {"mode": "hands_off"}, host=True)
+    assert answer.get("ok"), answer
+    expect(phone.locator("#buzzer.hands_off")).to_have_accessible_name("Hands off!")
+
+
+GARLIC_IN_MODE_JS = """async (mode) => {
+  const view = await (await fetch('/api/view?as=me', { credentials: 'same-origin' })).json();
+  const game = structuredClone(view.game);
+  game.view.phase = 'reaction';
+  game.view.turn = { ...game.view.turn, mode, window_us: 0 };
+  game.view.dice = game.view.dice || { colour: '!', symbol: 'skull' };
+  const box = document.createElement('div');
+  box.id = 'as-in-' + mode;
+  Companion.games['garlic-slap'].seat(box, game, view);
+  document.querySelector('main').append(box);
+}"""
+
+
+@pytest.mark.slow
+def test_the_garlic_slap_button_is_named_by_what_it_does_now(scene: Scene) -> None:
+    """The phone's slap button as garlic draws it in each mode of a reaction: "Hands off!" on a
+    skull, not "Slap the garlic"."""
+    start(scene, "garlic-slap")
+    phone = scene.phones[0].page
+    for mode, name in (("hands_off", "Hands off!"), ("race", "Slap the garlic")):
+        phone.evaluate(GARLIC_IN_MODE_JS, mode)
+        expect(phone.locator(f"#as-in-{mode} button.buzzer")).to_have_accessible_name(name)
 
 
 # -- colours -----------------------------------------------------------------------------------------
