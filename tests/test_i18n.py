@@ -13,6 +13,7 @@ from playwright.sync_api import Browser
 
 from companion.games.registry import GAMES
 from companion.i18n import LANGUAGES, agree, catalogue, elide, error_message, fill, pick_language, plural_category
+from tests.support.web import Web
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "companion"
@@ -217,3 +218,15 @@ def test_a_hunt_of_one_card_is_told_in_the_singular() -> None:
     line = GAMES["vampir"].describe(event, "en")
     assert "1 card, 1 head " in line, line
     assert "1 carte, 1 tête " in GAMES["vampir"].describe(event, "fr")
+
+
+# -- a wrong host key ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("lang", "says"), [("en", "not the host key"), ("fr", "n'est pas la clé d'hôte")])
+def test_a_wrong_host_key_says_so(web: Web, lang: str, says: str) -> None:
+    """Not "you are not allowed to do that": the person at the console typed a key, and is told
+    that this key is not the one, and where the right one is."""
+    answer = web.client().post("/api/host/login", json={"key": "guess"}, headers={"Accept-Language": lang})
+    assert answer.status_code == 403
+    assert answer.get_json()["error"] == "wrong_host_key"
+    assert says in answer.get_json()["message"]
