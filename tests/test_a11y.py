@@ -21,6 +21,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from companion.games.registry import GAMES
+from companion.i18n import catalogue, fill
 from tests.support.browser import PHONE_SIZE, Scene
 
 pytestmark = pytest.mark.browser
@@ -242,6 +243,43 @@ def test_the_garlic_slap_button_is_named_by_what_it_does_now(scene: Scene) -> No
     for mode, name in (("hands_off", "Hands off!"), ("race", "Slap the garlic")):
         phone.evaluate(GARLIC_IN_MODE_JS, mode)
         expect(phone.locator(f"#as-in-{mode} button.buzzer")).to_have_accessible_name(name)
+
+
+# -- a finished game ------------------------------------------------------------------------------
+
+WHOSE_TURN = re.compile(r"(turn_of|your_turn|your_roll|rolls_now|next_roller|roll_for|youngest_first|youngest_roll)$")
+"""The sentences (by key) that say whose turn it is or who rolls next."""
+
+
+def whose_turn_lines(names: list[str]) -> list[str]:
+    lines = []
+    for key, template in catalogue("en")["ui"].items():
+        if WHOSE_TURN.search(key):
+            lines += {fill(template, {"name": name}, "en") for name in names}
+    return lines
+
+
+@pytest.mark.slow
+def test_a_finished_game_says_whose_turn_nowhere(scene: Scene) -> None:
+    """Once the host ended a game, no phone and not the host console says whose turn it is: the
+    game is over, nobody is to play (the table display says what the game's end is)."""
+    names = [s["name"] for s in scene.view()["table"]["seats"] if s["name"]]
+    lines = whose_turn_lines(names)
+    assert "Your turn" in lines and "Zoé's turn" in lines
+    report = {}
+    for game_id in GAMES:
+        start(scene, game_id)
+        answer = scene.service.post("end_game", host=True)
+        assert answer.get("ok"), answer
+        ended = scene.wait_for_view(lambda v: v["game"] is not None and v["game"]["ended"])
+        for screen in [*scene.phones, scene.host]:
+            screen.wait_for_position(ended["position"])
+            screen.page.wait_for_timeout(150)
+            shown = screen.page.locator("main").inner_text()
+            said = [line for line in lines if line in shown]
+            if said:
+                report[f"{game_id} on {screen.name}"] = said
+    assert not report, f"a finished game still says whose turn it is: {json.dumps(report, ensure_ascii=False)}"
 
 
 # -- colours -----------------------------------------------------------------------------------------
