@@ -282,6 +282,25 @@ def test_a_finished_game_says_whose_turn_nowhere(scene: Scene) -> None:
     assert not report, f"a finished game still says whose turn it is: {json.dumps(report, ensure_ascii=False)}"
 
 
+# -- the buttons' card --------------------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_the_buttons_pairing_card_shows_only_in_games_that_use_buttons(scene: Scene) -> None:
+    """Pairing wired buttons is offered on the host console while the game uses some (its players'
+    buttons, or the table's own button that rolls or arms), and on a phone while the players'
+    own buttons play; in the others it is clutter on a small screen. Simulated buttons are on."""
+    wrong = []
+    for game in GAMES.values():
+        start(scene, game.id)
+        host_card = game.uses_buzzers or game.table_button is not None
+        if scene.host.page.locator("#buttons-card").is_visible() != host_card:
+            wrong.append(f"{game.id}: the host's buttons card {'is missing' if host_card else 'shows'}")
+        for phone in scene.phones:
+            if phone.page.locator("#my-button").is_visible() != game.uses_buzzers:
+                wrong.append(f"{game.id}: {phone.name}'s button card {'is missing' if game.uses_buzzers else 'shows'}")
+    assert not wrong, "\n".join(wrong)
+
+
 # -- colours -----------------------------------------------------------------------------------------
 
 CSS = Path(__file__).resolve().parent.parent / "web" / "static" / "companion.css"
