@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+import urllib.parse
 from pathlib import Path
 from typing import Any
 
@@ -230,3 +231,68 @@ def test_a_wrong_host_key_says_so(web: Web, lang: str, says: str) -> None:
     assert answer.status_code == 403
     assert answer.get_json()["error"] == "wrong_host_key"
     assert says in answer.get_json()["message"]
+
+
+# -- the README's links ----------------------------------------------------------------------------
+
+README = ROOT / "README.md"
+LINK_FORMS = (
+    re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)"),   # [text](target "title")
+    re.compile(r"^\s*\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+\"[^\"]*\")?\s*$", re.MULTILINE),  # [ref]: target
+    re.compile(r"<(https?://[^>\s]+)>"),                                    # <https://…>
+    re.compile(r"""\b(?:href|src)\s*=\s*["']([^"']+)["']"""),              # HTML
+)
+
+
+def github_anchors(doc: Path) -> set[str]:
+    """The anchors GitHub gives a page's headings: lower case, punctuation dropped, spaces as
+    hyphens, a repeated heading numbered (-1, -2…); code fences are not headings."""
+    text = re.sub(r"^```.*?^```", "", doc.read_text(), flags=re.MULTILINE | re.DOTALL)
+    anchors: set[str] = set()
+    for title in re.findall(r"^#{1,6}\s+(.+?)\s*#*\s*$", text, re.MULTILINE):
+        plain = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", title).replace("`", "")
+        slug = re.sub(r"[^\w\- ]", "", plain.strip().lower()).replace(" ", "-")
+        candidate, n = slug, 0
+        while candidate in anchors:
+            n += 1
+            candidate = f"{slug}-{n}"
+        anchors.add(candidate)
+    return anchors
+
+
+def readme_links() -> list[str]:
+    text = re.sub(r"^```.*?^```", "", README.read_text(), flags=re.MULTILINE | re.DOTALL)
+    text = re.sub(r"`[^`\n]*`", "", text)   # code spans are not links
+    return [target for form in LINK_FORMS for target in form.findall(text)]
+
+
+def broken(target: str) -> str | None:
+    """Why a README link does not resolve, or None. Nothing is fetched: a web address is checked
+    for its form only (the table runs offline; nothing in the README is needed at run time)."""
+    parts = urllib.parse.urlsplit(target)
+    if parts.scheme in ("http", "https"):
+        return None if parts.netloc and "." in parts.netloc and " " not in target else "not a web address"
+    if parts.scheme or parts.netloc:
+        return f"an unexpected scheme {parts.scheme!r}"
+    path = (README.parent / urllib.parse.unquote(parts.path)).resolve() if parts.path else README
+    if not path.is_relative_to(ROOT):
+        return "outside the repository"
+    if not path.exists():
+        return "no such file"
+    if parts.fragment and path.suffix == ".md" and parts.fragment not in github_anchors(path):
+        return f"no heading #{parts.fragment} in {path.relative_to(ROOT)}"
+    return None
+
+
+def test_every_link_in_the_readme_resolves() -> None:
+    links = readme_links()
+    assert len(links) > 25, links
+    wrong = {target: why for target in links if (why := broken(target))}
+    assert not wrong, wrong
+
+
+def test_the_link_check_finds_a_broken_link() -> None:
+    assert broken("hardware/nothing-here.md") == "no such file"
+    assert broken("hardware/pinout.md#nowhere") == "no heading #nowhere in hardware/pinout.md"
+    assert broken("#quick-start") is None and broken("#quick-start-2") is not None
+    assert broken("https://www.raspberrypi.com/software/") is None and broken("https://") == "not a web address"
