@@ -116,6 +116,16 @@ def test_no_page_of_a_running_game_has_a_serious_accessibility_violation(
         found = grave_violations(page)
         if found:
             report[name] = found
+    # The table, a phone and the console again in French, in high contrast (other words, other colours).
+    for name, screen, path in (("table display", scene.table, "/table"), ("phone", scene.phones[0], "/me"),
+                               ("host console", scene.host, "/host")):
+        screen.page.goto(f"{scene.service.base}{path}?lang=fr")
+        screen.page.evaluate("() => document.documentElement.classList.add('hc')")
+        screen.page.locator("#link:not(.down)").wait_for()
+        screen.page.wait_for_timeout(200)
+        found = grave_violations(screen.page)
+        if found:
+            report[f"{name}, fr, high contrast"] = found
     assert not report, f"{game_id}: serious or critical accessibility violations:\n" + "\n".join(
         f"  [{page}] {line}" for page, lines in report.items() for line in lines)
 
