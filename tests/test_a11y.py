@@ -22,7 +22,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from companion.games.registry import GAMES
 from companion.i18n import catalogue, fill
-from tests.support.browser import PHONE_SIZE, Scene
+from tests.support.browser import PHONE_SIZE, Scene, shoot
 
 pytestmark = pytest.mark.browser
 
@@ -290,6 +290,25 @@ def test_a_finished_game_says_whose_turn_nowhere(scene: Scene) -> None:
             if said:
                 report[f"{game_id} on {screen.name}"] = said
     assert not report, f"a finished game still says whose turn it is: {json.dumps(report, ensure_ascii=False)}"
+
+
+# -- words on the pages --------------------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_a_french_phone_elides_before_a_name_with_a_vowel(scene: Scene, artifacts: Path) -> None:
+    """"Au tour d'Émile", never "Au tour de Émile": the page's own fill elides, with the name the
+    player typed."""
+    names = {phone.seat: name for phone, name in zip(scene.phones, ("Émile", "Alice", "Hugo", "Yvette"), strict=True)}
+    for seat, name in names.items():
+        answer = scene.service.post("name_seat", {"seat": seat, "name": name}, host=True)
+        assert answer.get("ok"), answer
+    view = start(scene, "vampir")
+    current = view["game"]["view"]["current"]
+    other = next(p for p in scene.phones if p.seat != current)
+    other.page.goto(f"{scene.service.base}/me?lang=fr")
+    other.page.locator(".v-turn").wait_for()
+    assert other.page.locator(".v-turn").inner_text() == f"Au tour d'{names[current]}"
+    shoot(other, artifacts / "words-vampir-phone-fr.png")
 
 
 # -- the buttons' card --------------------------------------------------------------------------------
