@@ -257,16 +257,21 @@ def test_the_garlic_slap_button_is_named_by_what_it_does_now(scene: Scene) -> No
 
 # -- a finished game ------------------------------------------------------------------------------
 
-WHOSE_TURN = re.compile(r"(turn_of|your_turn|your_roll|rolls_now|next_roller|roll_for|youngest_first|youngest_roll)$")
-"""The sentences (by key) that say whose turn it is or who rolls next."""
+WHOSE_TURN = re.compile(r"(turn_of|your_turn|your_roll|rolls_now|next_roller|roll_for|youngest_first|youngest_roll)$"
+                        r"|_stage_|_w_")
+"""The sentences (by key) that say whose turn it is, who rolls next, or what someone is to do now."""
 
 
 def whose_turn_lines(names: list[str]) -> list[str]:
-    lines = []
-    for key, template in catalogue("en")["ui"].items():
-        if WHOSE_TURN.search(key):
-            lines += {fill(template, {"name": name}, "en") for name in names}
-    return lines
+    ui = catalogue("en")["ui"]
+    who = [*names, *(ui[k] for k in ui if k.endswith("_you") and len(ui[k]) <= 12)]   # "You", as a game says it
+    lines: set[str] = set()
+    for key, template in ui.items():
+        if WHOSE_TURN.search(key) and "{" in template:
+            lines |= {fill(template, {"name": name}, "en") for name in who}
+        elif WHOSE_TURN.search(key):
+            lines.add(template)
+    return sorted(line for line in lines if "{" not in line and len(line) > 8)
 
 
 @pytest.mark.slow

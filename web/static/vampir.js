@@ -101,7 +101,7 @@
     el("span", { class: "v-round" }, fill(ui.vampir_round, { n: g.round, of: g.rounds })),
     turn && g.current !== null ? el("strong", { class: "v-turn" },
       mine ? ui.vampir_your_turn : fill(g.phase === "playing" ? ui.vampir_starts : ui.vampir_turn_of, { name: nameOf(g, g.current) })) : null,
-    el("span", { class: "v-wait" }, stageText(g, me(view))),
+    el("span", { class: "v-wait" }, ended ? "" : stageText(g, me(view))),
     g.cards === "digital" && g.phase === "turn" ? drawPile(g) : null);
   }
 
