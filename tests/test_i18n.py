@@ -142,7 +142,8 @@ def test_no_french_sentence_pastes_de_or_que_before_a_player() -> None:
 
 
 GENDERED = re.compile(r"\{(?:" + "|".join(PLAYER_PARAMS) + r")\} (?:s'est|est|a été) \w+(?:é|i|u)\b"
-                      r"|\bVous (?:êtes|seul) (?:prêt|seul|arrêté)\b|vous vous êtes arrêté|^(?:prêt|éliminé)$")
+                      r"|\bVous (?:êtes|seul) (?:prêt|seul|arrêté)\b|vous vous êtes arrêté|^(?:prêt|éliminé)$"
+                      r"|\b(?:il ou elle|lui ou elle)\b")
 
 
 def test_french_sentences_about_a_player_do_not_guess_their_gender() -> None:
