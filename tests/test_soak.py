@@ -313,7 +313,7 @@ class Run:
         host = self.host("127.0.2.9")
         phone = self.connection("127.0.2.10", {"Cookie": self.cookies[1]})
         refused_join = expect((403, "bad_join_code"), (429, "rate_limited"))
-        refused_login = expect((403, "not_authorized"), (429, "rate_limited"))
+        refused_login = expect((403, "wrong_host_key"), (429, "rate_limited"))
         junk: list[tuple[str, Connection, str, str, dict[str, Any], Expect]] = [
             ("bad JSON", plain[0], "POST", "/api/commands", {"raw": b"{not json"}, expect((400, "bad_json"))),
             ("args not an object", plain[1], "POST", "/api/commands", {"body": {"name": "arm", "args": [1]}},

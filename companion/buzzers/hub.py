@@ -220,6 +220,14 @@ class ButtonHub:
             return Rejection("not_seated")
         return self.phones.press(seat, arrived_us)
 
+    def buttons_wanted(self) -> bool:
+        """Whether pairing buttons is worth offering now: the running game uses buttons (its
+        players' own, or the table's to roll or arm), or no game runs and the table is being set up."""
+        run = self.table.run
+        if run is None or run.ended:
+            return True
+        return run.definition.uses_buzzers or run.definition.table_button is not None
+
     def buzzers_in_use(self) -> bool:
         run = self.table.run
         return run is not None and not run.ended and run.definition.uses_buzzers
@@ -276,6 +284,7 @@ class ButtonHub:
             "sources": [h.public_json() for h in healths if h.kind != "phone"],
             "simulated": self.simulated.buttons if self.simulated is not None else 0,
             "phones": self.buzzers_in_use(),
+            "wanted": self.buttons_wanted(),
             "pairing": None if pairing is None else {"target": pairing[0]},
         }
         self._public = (revision, part, healths)

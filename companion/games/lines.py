@@ -1,11 +1,14 @@
 """A game's log line for an event (`GameDefinition.describe`), from its templates in English and
 French: a line a template cannot fill (a field it names is missing) falls back to the event's
-type, since a log line must never stop a replay."""
+type, since a log line must never stop a replay. A count takes its word by the language's plural
+rules, written as the pages write it: "{count} {count|card|cards}"."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+
+from companion.i18n import agree
 
 
 def log_line(templates: Mapping[str, Mapping[str, str]], lang: str, key: str, params: Mapping[str, Any],
@@ -14,6 +17,6 @@ def log_line(templates: Mapping[str, Mapping[str, str]], lang: str, key: str, pa
     if not template:
         return fallback
     try:
-        return template.format(**params)
+        return agree(template, params, lang).format(**params)
     except (KeyError, IndexError):
         return fallback

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from importlib import resources
 from typing import Any
@@ -10,6 +11,7 @@ from flask import Flask, Response, request
 from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import HTTPException
 
+from companion import i18n
 from companion.i18n import FRONTEND
 from companion.server.identity import CookieSigner, OneTimeLinks, RateLimiter
 from companion.server.patch import SharedEncoder
@@ -43,6 +45,7 @@ def create_app(service: Service, base_url: str, test_config: Mapping[str, Any] |
     app.register_blueprint(api.bp)
     app.register_blueprint(buttons.bp)
     app.register_blueprint(pages.bp)
+    threading.Thread(target=i18n.warm, name="plural-rules", daemon=True).start()
 
     @app.errorhandler(HTTPException)
     def _http_error(err: HTTPException) -> ResponseReturnValue:

@@ -219,7 +219,7 @@ def host_login() -> Response:
     body = json_body()
     if body is None or not signer().is_host_key(body.get("key") if isinstance(body.get("key"), str) else None):
         log.warning("wrong host key from %s", client_address())
-        return error("not_authorized", 403)
+        return error("wrong_host_key", 403)
     response = jsonify({"ok": True})
     _set_cookie(response, HOST_COOKIE, signer().host_cookie())
     return response

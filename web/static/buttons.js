@@ -33,10 +33,12 @@
       fill(ui.press_now_for, { name: targetName(pairing.target, view) }));
   }
 
-  // A player's own button: pair it (the next press anywhere binds it), see it, forget it.
+  // A player's own button: pair it (the next press anywhere binds it), see it, forget it; only
+  // while a game plays with the players' buttons, or before any game runs.
   function phonePanel(view) {
     const b = view.buttons;
-    if (!hasButtons(b)) return null;
+    const running = view.game && !view.game.ended;
+    if (!hasButtons(b) || (running && !b.phones)) return null;
     const seat = view.you.seat;
     const mine = b.you.buttons;
     const box = el("section", { class: "card", id: "my-button", "aria-labelledby": "my-button-heading" },

@@ -269,6 +269,8 @@
   // The banner: what happens now, in the biggest words of the screen.
   function status(game, view, role) {
     const g = game.view;
+    // A game the host ended mid-round: nobody is to roll or slap now (the page says the game is over).
+    if (game.ended && g.phase !== "over" && role !== "table") return null;
     const mine = me(view);
     const box = (cls, ...parts) => el("div", { class: `g-status ${cls}`, role: "status" }, ...parts);
     const line = (text, cls) => el("p", { class: cls || "g-line" }, text);

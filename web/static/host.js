@@ -251,8 +251,10 @@
     renderButtons(view);
   }
 
-  // Presses redraw this panel often: the host's half-made choice of seat survives it.
+  // Presses redraw this panel often: the host's half-made choice of seat survives it. The card
+  // shows only while buttons have a use (a game that uses them, or none running yet).
   function renderButtons(view) {
+    $("buttons-card").hidden = !(view.buttons && view.buttons.wanted);
     const box = $("host-buttons");
     if (box.contains(document.activeElement) && document.activeElement.tagName === "SELECT") return;
     const chosen = $("pair-target") ? $("pair-target").value : null;

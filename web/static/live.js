@@ -24,14 +24,25 @@ window.Companion = (function () {
 
   function text(names) { return (names && (names[lang] || names.en)) || ""; }
 
-  // "{n}" is the parameter; "{n|bottle|bottles}" the word that agrees with it (in French 0 and 1
-  // take the singular).
+  // "{n}" is the parameter; "{n|bottle|bottles}" the word that agrees with it, the first form for
+  // the language's plural category "one" (Intl.PluralRules: in French 0 and 1, in English 1 only),
+  // the second for every other; "{de:name}" the little word elided before a vowel sound ("d'Alice",
+  // "de Bruno"). The twin of companion/i18n.py's fill.
+  const plurals = new Intl.PluralRules(lang);
+  const ELISIONS = { fr: { de: "d'", De: "D'", que: "qu'", Que: "Qu'", le: "l'", Le: "L'", la: "l'", La: "L'",
+    je: "j'", ne: "n'", se: "s'" } };
+  const VOWELS = "aeiouàâäéèêëîïôöùûüœæ";
+  const VOWEL_SOUND = new RegExp(`^(?:[${VOWELS}]|h[${VOWELS}y]|y[^${VOWELS}y])`, "i");
+  function elide(word, following) {
+    const short = (ELISIONS[lang] || {})[word];
+    return short && VOWEL_SOUND.test(String(following).trim()) ? short + following : `${word} ${following}`;
+  }
   function fill(template, params) {
-    return String(template).replace(/\{(\w+)(?:\|([^|}]*)\|([^}]*))?\}/g, (m, k, one, many) => {
-      if (!params || !(k in params)) return m;
+    return String(template).replace(/\{(?:(\w+):)?(\w+)(?:\|([^|}]*)\|([^}]*))?\}/g, (m, word, k, one, many) => {
+      if (!params || !(k in params)) return word ? `${word} {${k}}` : (one === undefined ? m : many);
+      if (word) return elide(word, String(params[k]));
       if (one === undefined) return String(params[k]);
-      const n = Number(params[k]);
-      return (lang === "fr" ? Math.abs(n) < 2 : n === 1) ? one : many;
+      return plurals.select(Number(params[k])) === "one" ? one : many;
     });
   }
 
@@ -253,15 +264,18 @@ window.Companion = (function () {
   }
 
   // A button for one of the game's actions, sent from this phone (or as `role`: the host console).
-  // When the rules refuse it now it is disabled and says why (beside it, unless `quiet`). `wrap` is
-  // the game's class for the pair.
+  // When the rules refuse it now it is disabled and says why (beside it, unless `quiet`), the
+  // reason being its description for a screen reader. `wrap` is the game's class for the pair.
+  let reasons = 0;
   function actionButton(action, label, attrs, wrap, quiet, role = "me") {
     const reason = action.allowed ? "" : reasonText(action.reason);
+    const reasonId = reason && !quiet ? `reason-${++reasons}` : null;
     return el("span", { class: wrap },
       el("button", { type: "button", disabled: !action.allowed, title: reason || null, "data-name": action.name,
-        "data-args": JSON.stringify(action.args), onclick: () => send(role, action.name, action.args), ...(attrs || {}) },
+        "aria-describedby": reasonId, "data-args": JSON.stringify(action.args),
+        onclick: () => send(role, action.name, action.args), ...(attrs || {}) },
         label),
-      reason && !quiet ? el("span", { class: "hint reason" }, reason) : null);
+      reasonId ? el("span", { class: "hint reason", id: reasonId }, reason) : null);
   }
 
   initChrome();

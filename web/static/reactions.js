@@ -138,10 +138,11 @@
 
   // `mode`: "idle", "race" or "hands_off"; `words` names the button in each mode and as a whole
   // (the quiz's BUZZ by default). A press counts in any mode: before the signal it is a false
-  // start, in a hands-off round a fault, as the referee decides.
+  // start, in a hands-off round a fault, as the referee decides. Its accessible name is what it
+  // shows now ("Hands off!"); only in a race does the whole name ("Slap the garlic") say more.
   function buzzer(mode, view, words) {
     const w = { idle: ui.buzz_wait, race: ui.buzz, hands_off: ui.quiz_hands_off, name: ui.buzz, ...(words || {}) };
-    const button = el("button", { type: "button", id: "buzzer", class: `buzzer ${mode}`, "aria-label": w.name,
+    const button = el("button", { type: "button", id: "buzzer", class: `buzzer ${mode}`, "aria-label": mode === "race" ? w.name : null,
       "data-mode": mode }, w[mode]);
     C.buttons.onPress(button, () => buzz(button));
     const you = view.buttons && view.buttons.you;

@@ -92,15 +92,16 @@
   }
 
   // -- shared parts ---------------------------------------------------------------------------------
-  function status(g, view, role) {
-    const mine = role === "me" && g.current === me(view);
-    const turn = g.phase === "turn" || g.phase === "playing";
+  // `ended`: the host ended the game; nobody's turn is shown any more.
+  function status(g, view, role, ended = false) {
+    const mine = !ended && role === "me" && g.current === me(view);
+    const turn = !ended && (g.phase === "turn" || g.phase === "playing");
     return el("div", { class: `v-status${mine ? " my-turn" : ""}`, id: "vampir-status", "data-phase": g.phase,
       "data-stage": g.stage || "" },
     el("span", { class: "v-round" }, fill(ui.vampir_round, { n: g.round, of: g.rounds })),
     turn && g.current !== null ? el("strong", { class: "v-turn" },
       mine ? ui.vampir_your_turn : fill(g.phase === "playing" ? ui.vampir_starts : ui.vampir_turn_of, { name: nameOf(g, g.current) })) : null,
-    el("span", { class: "v-wait" }, stageText(g, me(view))),
+    el("span", { class: "v-wait" }, ended ? "" : stageText(g, me(view))),
     g.cards === "digital" && g.phase === "turn" ? drawPile(g) : null);
   }
 
@@ -394,7 +395,7 @@
       for (const token of [...picked]) if (!g.hand.some((c) => c.card === token)) picked.delete(token);
       const mine = g.players.find((p) => p.seat === me(view));
       container.replaceChildren(el("div", { class: `vampir vampir-phone phase-${g.phase}`, "data-position": String(view.position) },
-        status(g, view, "me"), lastAction(g), result(g, true), supply(g),
+        status(g, view, "me", game.ended), lastAction(g), result(g, true), supply(g),
         phoneChoices(game, g, view),
         mine ? el("section", { class: "v-mine" }, el("h3", {}, ui.vampir_my_hunts),
           el("div", { class: "v-hunts" }, mine.hunts.length ? mine.hunts.map((h) => hunt(g, h)) : el("span", { class: "muted" }, ui.vampir_no_hunt))) : null,
@@ -415,7 +416,7 @@
       const over = find(game, "round_over");
       const missing = g.phase === "entering" ? g.players.filter((p) => !p.entered) : [];
       container.replaceChildren(el("div", { class: `vampir vampir-host phase-${g.phase}`, "data-position": String(view.position) },
-        status(g, view, "host"), lastAction(g),
+        status(g, view, "host", game.ended), lastAction(g),
         starters.length ? el("div", { class: "v-choose" }, el("p", {}, ui.vampir_host_starter),
           starters.map((a) => C.actionButton(a, nameOf(g, a.args.seat), { "data-seat": String(a.args.seat) }, "v-act", false, "host"))) : null,
         next ? C.actionButton(next, fill(ui.vampir_next_round, { round: g.round + 1 }), { id: "next-round-host" }, "v-act", false, "host") : null,

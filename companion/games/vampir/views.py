@@ -179,21 +179,25 @@ def actions(state: VampirState, viewer: Viewer) -> list[Command]:
 _WORDS = {
     "en": {
         "round_begun": "round {round} dealt", "starter_chosen": "seat {seat} starts ({how})",
-        "cards_drawn": "seat {seat} drew {count} cards ({left} left)",
-        "card_discarded": "seat {seat} placed a card ({colour}, {heads} heads) under the {location} location",
-        "hunt_laid": "seat {seat} laid a hunt ({colour}): {count} cards, {heads} heads (location taken: {taken})",
+        "cards_drawn": "seat {seat} drew {count} {count|card|cards} ({left} left)",
+        "card_discarded": ("seat {seat} placed a card ({colour}, {heads} {heads|head|heads}) under the {location}"
+                           " location"),
+        "hunt_laid": ("seat {seat} laid a hunt ({colour}): {count} {count|card|cards}, {heads} {heads|head|heads}"
+                      " (location taken: {taken})"),
         "turn_passed": "seat {seat}'s turn", "round_ended": "the round ended ({reason}); hands removed unseen",
-        "hunts_entered": "seat {seat} entered {count} hunts", "round_scored": "round {round} scored: {points}",
+        "hunts_entered": "seat {seat} entered {count} {count|hunt|hunts}",
+        "round_scored": "round {round} scored: {points}",
     },
     "fr": {
         "round_begun": "manche {round} distribuée", "starter_chosen": "la place {seat} commence ({how})",
-        "cards_drawn": "la place {seat} a pioché {count} cartes (reste {left})",
-        "card_discarded": "la place {seat} a posé une carte ({colour}, {heads} têtes) sous le lieu {location}",
-        "hunt_laid": "la place {seat} a posé une chasse ({colour}) : {count} cartes, {heads} têtes"
-                     " (lieu pris : {taken})",
+        "cards_drawn": "la place {seat} a pioché {count} {count|carte|cartes} (reste {left})",
+        "card_discarded": ("la place {seat} a posé une carte ({colour}, {heads} {heads|tête|têtes}) sous le lieu"
+                           " {location}"),
+        "hunt_laid": ("la place {seat} a posé une chasse ({colour}) : {count} {count|carte|cartes},"
+                      " {heads} {heads|tête|têtes} (lieu pris : {taken})"),
         "turn_passed": "au tour de la place {seat}",
         "round_ended": "la manche est finie ({reason}) ; mains retirées sans être vues",
-        "hunts_entered": "la place {seat} a saisi {count} chasses",
+        "hunts_entered": "la place {seat} a saisi {count} {count|chasse|chasses}",
         "round_scored": "manche {round} comptée : {points}",
     },
 }
