@@ -16,6 +16,7 @@ from companion.config import DEFAULT_CONFIG_NAME, Config, load_config
 from companion.errors import CompanionError
 from companion.games.base import SYSTEM, Command
 from companion.games.registry import GAMES
+from companion.i18n import fill
 from companion.store import EventStore, RecordedEvent, verify_chain
 
 log = logging.getLogger("companion")
@@ -235,9 +236,10 @@ def describe_log(records: list[RecordedEvent], lang: str) -> list[str]:
     title = definition.title.get(lang, definition.id) if definition else str(first.data.get("game"))
     problems = verify_chain(records)
     chain = "verified" if not problems else "BROKEN: " + "; ".join(str(p) for p in problems[:3])
+    seats = fill("{n} {n|seat|seats}", {"n": len(first.data.get("seats", []))}, "en")
     lines = [
-        f"Game {first.stream} · {title} · {len(first.data.get('seats', []))} seats · started {_when(first.wall_ms)}",
-        f"{len(records)} events, hash chain {chain}",
+        f"Game {first.stream} · {title} · {seats} · started {_when(first.wall_ms)}",
+        fill("{n} {n|event|events}", {"n": len(records)}, "en") + f", hash chain {chain}",
     ]
     for record in records:
         if record.type == "game_started":

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from companion.sim.service import ServiceProcess, companion, free_port
-from companion.store import RecordedEvent, verify_chain
+from companion.store import EventStore, RecordedEvent, verify_chain
 
 
 def one_clear_line(result) -> str:
@@ -145,3 +145,23 @@ def test_replay_and_export_of_an_unknown_game_say_so(running: ServiceProcess) ->
 def test_replay_without_a_log_is_one_line(tmp_path: Path) -> None:
     line = one_clear_line(companion("replay", "--data", str(tmp_path)))
     assert "no event log" in line
+
+
+def test_the_replay_header_counts_in_words_that_agree(tmp_path: Path) -> None:
+    from companion.cli import describe_log
+    from companion.games.base import HOST, Command
+    from companion.games.registry import GAMES
+    from companion.table.session import Table, TableSettings
+    from tests.conftest import ManualClock, seeded
+    from tests.test_leak import default_options
+
+    store = EventStore.open(tmp_path / "one.sqlite3")
+    try:
+        settings = TableSettings(1, game_options={"dice-tray": default_options(GAMES["dice-tray"])})
+        table = Table.open(store, GAMES, ManualClock(), seeded(1), settings)
+        assert table.handle(HOST, Command("start_game", {"game": "dice-tray"})).ok
+        header = describe_log(store.read(table.run.game_id), "en")[:2]  # type: ignore[union-attr]
+    finally:
+        store.close()
+    assert " · 1 seat · " in header[0]
+    assert header[1].startswith("1 event, hash chain")
