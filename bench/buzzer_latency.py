@@ -53,7 +53,7 @@ from typing import Any
 
 from bench.live_latency import ROOT, bench_service, machine_busy_s, own_cpu_s, percentile
 from companion.buzzers import referee
-from companion.buzzers.phones import PING_INTERVAL_S, SAMPLES
+from companion.buzzers.phones import BURST_PINGS, PING_INTERVAL_S, QUICK_INTERVAL_S
 from companion.buzzers.referee import RoundSpec, TimedPress
 from companion.config import ServerConfig
 from companion.sim.clients import (
@@ -79,10 +79,11 @@ MAX_ROUNDS_S = 150.0
 """The service part stops starting rounds after this long, whatever --rounds says."""
 REPEATS = 3
 """The referee's small rounds run in this many batches; the best is reported."""
-WARMUP_S = (SAMPLES + 1) * PING_INTERVAL_S
-"""The server's delay estimate of a phone keeps its last SAMPLES round trips, and the first ones
-(taken while 14 streams connect) are slow: rounds played this long after the phones connected are
-reported apart, as warm-up, so the main figures are the steady state."""
+WARMUP_S = BURST_PINGS * QUICK_INTERVAL_S + 2 * PING_INTERVAL_S
+"""The server measures a phone with a quick burst of pings once it connects, then a pair every
+PING_INTERVAL_S, and drops round trips far slower than the fastest (the first ones, taken while 14
+streams connect, are slow): rounds played this long after the phones connected are reported apart,
+as warm-up, so the main figures are the steady state."""
 QUICK_WARMUP_S = 2 * PING_INTERVAL_S
 """With --quick: enough for two more round trips per phone, so one slow first echo is not the median."""
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import logging
 import math
-import time
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -15,7 +14,6 @@ from flask import Blueprint, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from companion import __version__
-from companion.buzzers.phones import PING_INTERVAL_S
 from companion.errors import DuplicateEvent, ReplayMismatch, StoreError
 from companion.games.base import TABLE, Command, Viewer
 from companion.i18n import error_message
@@ -121,7 +119,6 @@ def stream() -> Response:
     def events() -> Iterator[bytes]:
         # A plain generator of bytes (no request context needed): the shortest way to the socket.
         table.presence.enter(viewer)
-        next_ping = 0.0
         try:
             yield b"retry: 1000\n\n"
             last: dict[str, Any] | None = None
@@ -136,12 +133,10 @@ def stream() -> Response:
                 wait = heartbeat
                 if viewer.seat is not None and buttons.buzzers_in_use():
                     # A phone buzzer's delay is measured by the server: a ping goes down this
-                    # stream, the phone echoes it at once (POST /api/ping).
-                    now = time.monotonic()
-                    if now >= next_ping:
+                    # stream, the phone echoes it at once (POST /api/ping); phones.py says when.
+                    if buttons.phones.due_in_s(viewer.seat) <= 0:
                         yield f"event: ping\ndata: {buttons.phones.ping(viewer.seat)}\n\n".encode()
-                        next_ping = now + PING_INTERVAL_S
-                    wait = min(heartbeat, max(0.0, next_ping - now))
+                    wait = min(heartbeat, buttons.phones.due_in_s(viewer.seat))
                 table.broadcaster.wait_for_change(revision, wait)
         finally:
             table.presence.leave(viewer)
