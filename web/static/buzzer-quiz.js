@@ -86,7 +86,8 @@
     const d = result.decision;
     return el("section", { class: "round-result" + (big ? " big" : ""), "aria-live": "polite" },
       el("h3", {}, fill(ui.round_n, { n: result.round })),
-      headline(result, view), R.orderTable(d.order, result.winner, d.tied_first, view), R.falseStarts(d.false_starts, view));
+      headline(result, view), R.orderTable(d.order, result.winner, d.tied_first, view, null, result.late),
+      R.falseStarts(d.false_starts, view));
   }
 
   function controls(game, role) {
@@ -107,7 +108,9 @@
   function mine(game, view) {
     const result = game.view.results[0];
     if (!result || game.view.armed) return null;
-    return R.mine(result.decision.order, result.decision.false_starts, result.winner, view);
+    const d = result.decision;
+    return R.mine(d.order, d.false_starts, result.winner, view, null,
+      { tied: d.outcome === "tie" ? d.tied_first : [], late: result.late || [], behind: true });
   }
 
   C.games["buzzer-quiz"] = {

@@ -379,7 +379,7 @@
     const r = game.view.result;
     if (!r || game.view.phase === "reaction") return null;
     return R.mine(r.order, r.false_starts, r.winner === null ? null : `seat:${r.winner}`, view,
-      { first: ui.garlic_your_first, place: ui.garlic_your_place });
+      { first: ui.garlic_your_first, place: ui.garlic_your_place }, { tied: (r.tied || []).map((s) => `seat:${s}`) });
   }
 
   // -- players' displays --------------------------------------------------------------------------
