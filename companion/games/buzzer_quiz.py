@@ -165,7 +165,9 @@ def view(state: QuizState, viewer: Viewer) -> dict[str, Any]:
     return {
         "game": "buzzer-quiz",
         "round": state.round,
-        "armed": None if state.armed is None else {k: state.armed[k] for k in ("round", "mode", "window_us")},
+        "armed": None if state.armed is None else {
+            **{k: state.armed[k] for k in ("round", "mode", "window_us", "at_us")},
+            "ends_us": state.armed["at_us"] + state.armed["window_us"]},  # host timeline: pages count down to it
         "results": state.results,
         "board": state.board,
         "options": state.options,

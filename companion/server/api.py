@@ -97,7 +97,9 @@ def view() -> Response:
 @bp.get("/stream")
 def stream() -> Response:
     """Server-sent events: the viewer's whole view first, then patches from one view to the next
-    (see patch.py), each with the log position as id.
+    (see patch.py), each with the log position as id. Each message (and heartbeat) is followed by
+    a `now` event, the server's time on the host timeline in µs: a view's deadlines are on that
+    timeline, and a page counts down to them against its own clock's offset to the server's.
 
     The credentials are checked again before every message, so a phone whose seat was rebound to
     another phone stops receiving that seat's view at once.
@@ -115,6 +117,7 @@ def stream() -> Response:
         return viewer.kind != "seat" or check.seat_from_cookie(seat_cookie, table.seat_generation) == viewer.seat
 
     buttons = service().buttons
+    clock = service().clock
 
     def events() -> Iterator[bytes]:
         # A plain generator of bytes (no request context needed): the shortest way to the socket.
@@ -128,7 +131,8 @@ def stream() -> Response:
                     return
                 revision = table.broadcaster.revision
                 current = table.view(viewer)
-                yield encoder.message(last, current) or b": still here\n\n"
+                now = f"event: now\ndata: {clock.now_us()}\n\n".encode()
+                yield (encoder.message(last, current) or b": still here\n\n") + now
                 last = current
                 wait = heartbeat
                 if viewer.seat is not None and buttons.buzzers_in_use():

@@ -73,11 +73,13 @@
   function status(game) {
     const armed = game.view.armed;
     if (!armed) return el("p", { class: "quiz-status idle" }, ui.quiz_idle);
+    // The round's window, counted to the server's deadline (a page opened mid-round shows what is left).
+    const timer = armed.ends_us ? C.countdown(armed.at_us, armed.ends_us, ui.countdown_left) : null;
     if (armed.mode === "hands_off") {
       return el("div", { class: "quiz-status hands-off", role: "status" }, el("strong", {}, ui.quiz_hands_off),
-        el("span", {}, ui.quiz_hands_off_help));
+        el("span", {}, ui.quiz_hands_off_help), timer);
     }
-    return el("p", { class: "quiz-status go", role: "status" }, el("strong", {}, ui.quiz_go));
+    return el("div", { class: "quiz-status go", role: "status" }, el("strong", {}, ui.quiz_go), timer);
   }
 
   function lastResult(game, view, big) {
