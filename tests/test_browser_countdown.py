@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import math
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import Error as PlaywrightError
 
-from tests.support.browser import PLAYER_NAMES, Scene, Screen, picture
+from tests.support.browser import PLAYER_NAMES, Scene, Screen, picture, shoot
 
 pytestmark = pytest.mark.browser
 
@@ -59,7 +60,8 @@ def agrees(screen: Screen, selector: str, ends_us: int) -> None:
         f"{screen.name} shows {shown} s left, the server's deadline is {left:.2f} s away"
 
 
-def test_a_quiz_round_opened_mid_window_shows_the_time_left_to_the_servers_deadline(scene: Scene) -> None:
+def test_a_quiz_round_opened_mid_window_shows_the_time_left_to_the_servers_deadline(scene: Scene,
+                                                                                     artifacts: Path) -> None:
     service = scene.service
     assert service.post("end_game", host=True)["ok"]
     assert service.post("start_game", {"game": "buzzer-quiz", "options": {"window_s": 20}}, host=True)["ok"]
@@ -77,13 +79,16 @@ def test_a_quiz_round_opened_mid_window_shows_the_time_left_to_the_servers_deadl
     table.page.wait_for_timeout(2000)
     assert shown_left_s(table, ".quiz-status") in (before - 2, before - 3, before - 1)
     agrees(table, ".quiz-status", ends_us)
+    shoot(table, artifacts / "countdown-quiz-table-en.png")
+    shoot(phone, artifacts / "countdown-quiz-phone-en.png")
 
 
 def garlic_view(scene: Scene) -> dict[str, Any]:
     return picture(scene.view())
 
 
-def test_a_garlic_wait_opened_mid_window_shows_the_time_left_to_the_servers_deadline(scene: Scene) -> None:
+def test_a_garlic_wait_opened_mid_window_shows_the_time_left_to_the_servers_deadline(scene: Scene,
+                                                                                    artifacts: Path) -> None:
     service = scene.service
     assert service.post("end_game", host=True)["ok"]
     options = {"no_slap_timeout_s": 15, "skull_window_s": 15}
@@ -99,3 +104,5 @@ def test_a_garlic_wait_opened_mid_window_shows_the_time_left_to_the_servers_dead
     for screen in (table, phone):
         agrees(screen, ".g-status", ends_us)
         assert shown_left_s(screen, ".g-status") <= 15 - WAIT_S + 1
+    shoot(table, artifacts / "countdown-garlic-table-en.png")
+    shoot(phone, artifacts / "countdown-garlic-phone-en.png")
