@@ -373,6 +373,9 @@ def test_a_tie_is_no_first_place_and_a_press_after_the_decision_is_listed_and_to
     assert decision["outcome"] == "tie" and sorted(decision["tied_first"]) == ["seat:1", "seat:2"], decision
     winner = name_of(result["winner"])
     wait_for_result(scene.screens, 1)
+    winner_row = next(p for p in decision["order"] if p["who"] == result["winner"])
+    winner_time = f"{ms_text(winner_row['after_arm_us'])} ms after the signal"
+    table.page.locator(".round-result .reaction", has_text=winner_time).wait_for()  # the winner's, not the first's
     for phone, other in ((phone1, PLAYERS[1]), (phone2, PLAYERS[0])):
         line = mine_text(phone)
         assert "#1" not in line and "#" not in line, f"{phone.name} claims a place in a tie: {line!r}"
@@ -392,13 +395,24 @@ def test_a_tie_is_no_first_place_and_a_press_after_the_decision_is_listed_and_to
     cells = table.page.locator("table.order tbody.late tr.late td").all_inner_texts()
     assert cells[:5] == ["3", PLAYERS[2], f"{ms_text(row['after_arm_us'])} ms", f"+{ms_text(row['gap_us'])} ms",
                          f"±{ms_text(row['uncertainty_us'])} ms"], cells
-    winner_row = next(p for p in decision["order"] if p["who"] == result["winner"])
     behind = ms_text(row["after_arm_us"] - winner_row["after_arm_us"])
     phone3.page.locator(".mine", has_text=f"You pressed {behind} ms after {winner}, the winner").wait_for()
     assert f"{ms_text(row['after_arm_us'])} ms after the signal" in mine_text(phone3)
     shoot_all = ((table, "table"), (phone1, "phone-tied"), (phone3, "phone-late"))
     for screen, name in shoot_all:
         screen.page.screenshot(path=str(artifacts / f"quiz-tie-{name}-en.png"), full_page=True, animations="disabled")
+
+    # The same lines in French (times with a decimal comma).
+    for screen, _name in shoot_all:
+        screen.page.goto(f"{scene.service.base}{'/table' if screen is table else '/me'}?lang=fr")
+    table.page.locator("table.order tbody.late th", has_text="Appuyé après la décision").wait_for()
+    tied_line = mine_text(phone1)
+    assert "Trop serré pour trancher : vous et" in tied_line and "Le tirage au sort" in tied_line, tied_line
+    assert "n°" not in tied_line, tied_line
+    behind_fr = behind.replace(".", ",")
+    phone3.page.locator(".mine", has_text=f"Vous avez appuyé {behind_fr} ms après {winner}, qui gagne").wait_for()
+    for screen, name in shoot_all:
+        screen.page.screenshot(path=str(artifacts / f"quiz-tie-{name}-fr.png"), full_page=True, animations="disabled")
     no_script_errors(scene)
 
 

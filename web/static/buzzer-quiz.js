@@ -36,7 +36,8 @@
         : el("p", { class: "headline" }, ui.hands_off_clean);
     }
     if (d.outcome === "no_reaction") return el("p", { class: "headline" }, ui.no_reaction);
-    const first = d.order[0];
+    // The winner's own time (after a draw, not necessarily the first press's).
+    const first = d.order.find((p) => p.who === result.winner) || d.order[0];
     const parts = [];
     if (d.outcome === "tie") {
       parts.push(el("p", { class: "headline tie" }, fill(ui.tie_between, { names: names(d.tied_first) })));
