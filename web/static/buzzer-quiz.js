@@ -113,7 +113,7 @@
     if (!result || game.view.armed) return null;
     const d = result.decision;
     return R.mine(d.order, d.false_starts, result.winner, view, null,
-      { tied: d.outcome === "tie" ? d.tied_first : [], late: result.late || [], behind: true });
+      { tied: d.outcome === "tie" ? d.tied_first : [], late: result.late || [], behind: result.mode === "race" });
   }
 
   C.games["buzzer-quiz"] = {
