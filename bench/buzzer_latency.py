@@ -555,7 +555,8 @@ def report_service(result: ServiceResult, rounds: int) -> None:
         print(f"  warm-up, not in the figures above: {len(result.warmup)} rounds in the first {result.warmup_s:.0f} s "
               f"after the phones connected: every client p50 {percentile(every, 50):.2f} ms, p99 "
               f"{percentile(every, 99):.2f} ms; grace from {grace[0]:.2f} ms down to {grace[-1]:.2f} ms "
-              "(the first ping round trips are slow and stay among a phone's last 8)")
+              "(the first ping round trips, taken while the streams connect, are slow; the grace follows the "
+              "slowest phone's best round trip as its burst of pings comes back)")
     counts = ", ".join(f"{len(by[s])} {s}" for s in SOURCES)
     print(f"  rounds measured: {counts} in {result.elapsed_s:.1f} s; server CPU "
           f"{result.server_cpu_ms_per_round:.1f} ms per round (arm + press + settle + 14 streams + pings); "
