@@ -53,7 +53,7 @@ from typing import Any
 
 from bench.live_latency import ROOT, bench_service, machine_busy_s, own_cpu_s, percentile
 from companion.buzzers import referee
-from companion.buzzers.phones import PING_INTERVAL_S, SAMPLES
+from companion.buzzers.phones import BURST_PINGS, PING_INTERVAL_S, QUICK_INTERVAL_S
 from companion.buzzers.referee import RoundSpec, TimedPress
 from companion.config import ServerConfig
 from companion.sim.clients import (
@@ -79,10 +79,11 @@ MAX_ROUNDS_S = 150.0
 """The service part stops starting rounds after this long, whatever --rounds says."""
 REPEATS = 3
 """The referee's small rounds run in this many batches; the best is reported."""
-WARMUP_S = (SAMPLES + 1) * PING_INTERVAL_S
-"""The server's delay estimate of a phone keeps its last SAMPLES round trips, and the first ones
-(taken while 14 streams connect) are slow: rounds played this long after the phones connected are
-reported apart, as warm-up, so the main figures are the steady state."""
+WARMUP_S = BURST_PINGS * QUICK_INTERVAL_S + 2 * PING_INTERVAL_S
+"""The server measures a phone with a quick burst of pings once it connects, then a pair every
+PING_INTERVAL_S, and drops round trips far slower than the fastest (the first ones, taken while 14
+streams connect, are slow): rounds played this long after the phones connected are reported apart,
+as warm-up, so the main figures are the steady state."""
 QUICK_WARMUP_S = 2 * PING_INTERVAL_S
 """With --quick: enough for two more round trips per phone, so one slow first echo is not the median."""
 
@@ -554,7 +555,8 @@ def report_service(result: ServiceResult, rounds: int) -> None:
         print(f"  warm-up, not in the figures above: {len(result.warmup)} rounds in the first {result.warmup_s:.0f} s "
               f"after the phones connected: every client p50 {percentile(every, 50):.2f} ms, p99 "
               f"{percentile(every, 99):.2f} ms; grace from {grace[0]:.2f} ms down to {grace[-1]:.2f} ms "
-              "(the first ping round trips are slow and stay among a phone's last 8)")
+              "(the first ping round trips, taken while the streams connect, are slow; the grace follows the "
+              "slowest phone's best round trip as its burst of pings comes back)")
     counts = ", ".join(f"{len(by[s])} {s}" for s in SOURCES)
     print(f"  rounds measured: {counts} in {result.elapsed_s:.1f} s; server CPU "
           f"{result.server_cpu_ms_per_round:.1f} ms per round (arm + press + settle + 14 streams + pings); "

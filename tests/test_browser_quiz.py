@@ -344,6 +344,78 @@ def test_a_phone_pairs_a_button_which_then_plays_for_its_seat(scene: Scene) -> N
     no_script_errors(scene)
 
 
+def ms_text(us: int) -> str:
+    """Milliseconds as the pages write them in English (Intl.NumberFormat rounds halves away from zero)."""
+    return str((Decimal(us) / 1000).quantize(Decimal("0.1"), ROUND_HALF_UP))
+
+
+def mine_text(phone: Screen) -> str:
+    wait_on(phone, ".mine", "its own line about the round")
+    return phone.page.locator(".mine").inner_text()
+
+
+def test_a_tie_is_no_first_place_and_a_press_after_the_decision_is_listed_and_told_to_its_phone(
+        scene: Scene, artifacts: Path) -> None:
+    """Phones 1 and 2 do not answer the server's pings, so their buzzes are vague (±150 ms) and two
+    taps in a row are too close to call: the draw settles it. Neither tied phone says "#1"; each
+    says it tied and what the draw decided. Phone 3 then presses after the decision: the TV lists
+    it below the order with its time, and phone 3 is told how far behind the winner it pressed."""
+    table, phone1, phone2, phone3 = scene.table, *scene.phones
+    for phone in (phone1, phone2):
+        phone.page.route("**/api/ping", lambda route: route.abort())
+    start_quiz(scene, grace_ms=LONGEST_GRACE_MS, window_s=10)
+    scene.host.page.locator("#arm-race-host").click()
+    armed_everywhere(scene)
+    phone1.page.locator("#buzzer").tap()
+    phone2.page.locator("#buzzer").tap()
+    result = settled(scene, 1)
+    decision = result["decision"]
+    assert decision["outcome"] == "tie" and sorted(decision["tied_first"]) == ["seat:1", "seat:2"], decision
+    winner = name_of(result["winner"])
+    wait_for_result(scene.screens, 1)
+    winner_row = next(p for p in decision["order"] if p["who"] == result["winner"])
+    winner_time = f"{ms_text(winner_row['after_arm_us'])} ms after the signal"
+    table.page.locator(".round-result .reaction", has_text=winner_time).wait_for()  # the winner's, not the first's
+    for phone, other in ((phone1, PLAYERS[1]), (phone2, PLAYERS[0])):
+        line = mine_text(phone)
+        assert "#1" not in line and "#" not in line, f"{phone.name} claims a place in a tie: {line!r}"
+        assert f"Too close to call: you and {other}" in line, f"{phone.name}: {line!r}"
+        drawn = "The draw chose you" if winner == PLAYERS[phone.seat - 1] else f"The draw chose {winner}"
+        assert drawn in line, f"{phone.name}: {line!r}"
+
+    phone3.page.locator("#buzzer").tap()
+    view = scene.wait_for_view(lambda v: bool(v["game"]["view"]["results"][0].get("late")))
+    late = view["game"]["view"]["results"][0]["late"]
+    assert [row["who"] for row in late] == ["seat:3"], late
+    row = late[0]
+    try:
+        table.page.locator("table.order tbody.late tr.late", has_text=PLAYERS[2]).wait_for(timeout=5000)
+    except PlaywrightError:
+        pytest.fail(f"the TV does not list the press after the decision; it shows {shown(table)}")
+    cells = table.page.locator("table.order tbody.late tr.late td").all_inner_texts()
+    assert cells[:5] == ["3", PLAYERS[2], f"{ms_text(row['after_arm_us'])} ms", f"+{ms_text(row['gap_us'])} ms",
+                         f"±{ms_text(row['uncertainty_us'])} ms"], cells
+    behind = ms_text(row["after_arm_us"] - winner_row["after_arm_us"])
+    phone3.page.locator(".mine", has_text=f"You pressed {behind} ms after {winner}, the winner").wait_for()
+    assert f"{ms_text(row['after_arm_us'])} ms after the signal" in mine_text(phone3)
+    shoot_all = ((table, "table"), (phone1, "phone-tied"), (phone3, "phone-late"))
+    for screen, name in shoot_all:
+        screen.page.screenshot(path=str(artifacts / f"quiz-tie-{name}-en.png"), full_page=True, animations="disabled")
+
+    # The same lines in French (times with a decimal comma).
+    for screen, _name in shoot_all:
+        screen.page.goto(f"{scene.service.base}{'/table' if screen is table else '/me'}?lang=fr")
+    table.page.locator("table.order tbody.late th", has_text="Appuyé après la décision").wait_for()
+    tied_line = mine_text(phone1)
+    assert "Trop serré pour trancher : vous et" in tied_line and "Le tirage au sort" in tied_line, tied_line
+    assert "n°" not in tied_line, tied_line
+    behind_fr = behind.replace(".", ",")
+    phone3.page.locator(".mine", has_text=f"Vous avez appuyé {behind_fr} ms après {winner}, qui gagne").wait_for()
+    for screen, name in shoot_all:
+        screen.page.screenshot(path=str(artifacts / f"quiz-tie-{name}-fr.png"), full_page=True, animations="disabled")
+    no_script_errors(scene)
+
+
 def test_screenshots_of_the_quiz_in_english_and_french(scene: Scene, artifacts: Path) -> None:
     table, host, phone = scene.table, scene.host, scene.phones[1]
     start_quiz(scene, grace_ms=300)

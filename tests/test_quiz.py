@@ -122,3 +122,61 @@ def test_a_late_answer_to_one_round_is_not_a_false_start_of_the_next(quiz, clock
     later.run()
     result = last_result(table)
     assert [f["who"] for f in result["decision"]["false_starts"]] == ["seat:3"]
+
+
+def test_every_press_of_a_race_is_listed_with_its_time_even_after_the_decision(quiz, clock: ManualClock,
+                                                                              store: EventStore) -> None:
+    """Seat 3 wins at +250 ms; seat 1 presses at +400 ms and seat 2 at +1.2 s, both after the
+    decision but inside the 5 s window: the round lists them with their times after the signal and
+    behind the winner, and their reaction times join the board. A second press of seat 1 and a press
+    after the window are not listed."""
+    table, _keeper, source, later = quiz
+    table.handle(HOST, Command("arm", {"mode": "race"}))
+    clock.advance(250_000)
+    source.press(3)
+    clock.advance(3_000)
+    later.run()
+    assert last_result(table)["winner"] == "seat:3"
+    clock.advance(147_000)
+    source.press(1)
+    clock.advance(800_000)
+    source.press(2)
+    clock.advance(100_000)
+    source.press(1)
+    clock.advance(4_000_000)
+    source.press(4)  # the window (5 s) is over
+    result = last_result(table)
+    assert [(r["who"], r["after_arm_us"], r["gap_us"]) for r in result["late"]] == [
+        ("seat:1", 400_000, 150_000), ("seat:2", 1_200_000, 950_000)]
+    assert [r["who"] for r in result["decision"]["order"]] == ["seat:3"], "the decision is the referee's"
+    board = table.view(TABLE)["game"]["view"]["board"]
+    assert board["seat:1"]["best_us"] == 400_000 and board["seat:2"]["best_us"] == 1_200_000
+    late = [e for e in store.read(table.run.game_id) if e.type == "round_late_press"]
+    assert [e.actor for e in late] == ["system", "system"], "kept in the log, by the system"
+
+
+def test_a_late_press_is_not_listed_once_the_next_round_is_armed(quiz, clock: ManualClock) -> None:
+    table, _keeper, source, later = quiz
+    table.handle(HOST, Command("arm", {"mode": "race"}))
+    clock.advance(250_000)
+    source.press(3)
+    clock.advance(3_000)
+    later.run()
+    table.handle(HOST, Command("arm", {"mode": "race"}))
+    clock.advance(100_000)
+    source.press(1)  # an answer to round 2, not a late press of round 1
+    clock.advance(3_000)
+    later.run()
+    assert table.view(TABLE)["game"]["view"]["results"][1]["late"] == []
+    assert last_result(table)["winner"] == "seat:1"
+
+
+def test_only_the_system_lists_a_late_press(quiz, clock: ManualClock) -> None:
+    table, _keeper, source, later = quiz
+    table.handle(HOST, Command("arm", {"mode": "race"}))
+    clock.advance(250_000)
+    source.press(3)
+    clock.advance(3_000)
+    later.run()
+    press = {"who": "seat:1", "t_us": 0, "uncertainty_us": 0, "source": "x", "after_arm_us": 1, "gap_us": 1}
+    assert table.handle(HOST, Command("late_press", {"round": 1, "press": press})).rejection.code == "not_authorized"

@@ -3,8 +3,15 @@
 A phone's clock is not ours and its word is not trusted, so the server measures each phone's
 delay itself: it sends a ping down the phone's live stream and times the echo (a POST, the same
 path a buzz takes). A buzz is stamped on arrival and moved back by half the phone's best recent
-round trip; its uncertainty is that half plus the round trips' spread. A phone that answers pings
-slowly only makes its own presses vaguer (more ties), never earlier than an honest one.
+round trip; its uncertainty is that half plus the spread of the round trips kept. A phone that
+answers pings slowly only makes its own presses vaguer (more ties), never earlier than an honest one.
+
+A phone on Wi-Fi saves power: a ping that finds its radio asleep waits at the access point for the
+next beacon (~100 ms), while a buzz, sent by the phone, leaves at once. Such round trips say nothing
+of a buzz's delay, so they are dropped (min-round-trip filtering, as NTP and the buzzer box's clock
+sync do), and pings come in pairs: the first wakes the radio, the second, right behind it, measures.
+A phone with few round trips measured (it just joined, or buzzers just came into use) gets a quick
+burst, so its first round is already timed to a few milliseconds.
 """
 
 from __future__ import annotations
@@ -17,8 +24,19 @@ from companion.buzzers.sources import HandlerSlot, Press, SourceHealth
 from companion.clock import Clock
 
 PING_INTERVAL_S = 2.0
-SAMPLES = 8
-"""Round trips kept per phone: about the last quarter of a minute."""
+"""Between two pairs of pings."""
+QUICK_INTERVAL_S = 0.05
+"""Between the pings of a burst or a pair: soon enough that the phone's radio is still awake."""
+BURST_PINGS = 8
+"""A phone with fewer fresh round trips than this is pinged at the quick interval."""
+UNANSWERED_MAX = 8
+"""A phone that left this many pings in a row unanswered (asleep, a tab in the background) is
+pinged slowly until it answers again."""
+SAMPLES = 32
+"""Round trips kept per phone: with a pair every two seconds, the last half minute or so."""
+RTT_FACTOR = 2
+RTT_MARGIN_US = 3_000
+"""Round trips slower than RTT_FACTOR times the fastest kept one, plus this, are dropped."""
 SAMPLE_MAX_AGE_US = 60_000_000
 PING_TIMEOUT_US = 10_000_000
 """An echo later than this is not a round trip but a phone that went to sleep."""
@@ -43,11 +61,36 @@ class Estimate:
     uncertainty_us: int
 
 
+def ping_interval_s(fresh: int, unanswered: int, sent: int) -> float:
+    """The wait before the next ping of a phone with `fresh` round trips measured, `unanswered`
+    pings sent since its last echo, and `sent` pings sent since it was first seen."""
+    if unanswered >= UNANSWERED_MAX:
+        return PING_INTERVAL_S
+    if fresh < BURST_PINGS:
+        return QUICK_INTERVAL_S
+    return QUICK_INTERVAL_S if sent % 2 else PING_INTERVAL_S
+
+
+def estimate_from(rtts: list[int]) -> Estimate | None:
+    """A phone's delay from its round trips: half the fastest, give or take that half and the
+    median distance of the others kept (those not much slower than the fastest) from it."""
+    if not rtts:
+        return None
+    best = min(rtts)
+    kept = [rtt for rtt in rtts if rtt <= best * RTT_FACTOR + RTT_MARGIN_US]
+    spread = int(statistics.median(kept)) - best
+    return Estimate(best // 2, best - best // 2 + spread)
+
+
 class PhoneLink:
     def __init__(self) -> None:
         self.pending: dict[int, int] = {}
         self.samples: deque[tuple[int, int]] = deque(maxlen=SAMPLES)
         self.last_press_us: int | None = None
+        self.last_ping_us: int | None = None
+        self.sent = 0
+        self.since_echo = 0
+        """Pings sent since the phone last answered one."""
 
 
 class PhoneBuzzers(HandlerSlot):
@@ -78,7 +121,21 @@ class PhoneBuzzers(HandlerSlot):
             for old in [i for i, sent in link.pending.items() if now - sent > PING_TIMEOUT_US]:
                 del link.pending[old]
             link.pending[ping_id] = now
+            link.last_ping_us = now
+            link.sent += 1
+            link.since_echo += 1
             return ping_id
+
+    def due_in_s(self, seat: int) -> float:
+        """How long the seat's stream should wait before its next ping (0: send one now)."""
+        now = self._clock.now_us()
+        with self._lock:
+            link = self._links.get(seat)
+            if link is None or link.last_ping_us is None:
+                return 0.0
+            fresh = sum(1 for at, _ in link.samples if now - at <= SAMPLE_MAX_AGE_US)
+            interval = ping_interval_s(fresh, link.since_echo, link.sent)
+            return max(0.0, (link.last_ping_us - now) / 1e6 + interval)
 
     def echo(self, seat: int, ping_id: object) -> int | None:
         """The phone answered a ping: the round trip in microseconds, or None for an id this
@@ -92,15 +149,11 @@ class PhoneBuzzers(HandlerSlot):
             if sent is None or now - sent > PING_TIMEOUT_US:
                 return None
             link.samples.append((now, now - sent))
+            link.since_echo = 0
             return now - sent
 
     def _estimate(self, link: PhoneLink, now: int) -> Estimate | None:
-        rtts = [rtt for at, rtt in link.samples if now - at <= SAMPLE_MAX_AGE_US]
-        if not rtts:
-            return None
-        best = min(rtts)
-        spread = int(statistics.median(rtts)) - best
-        return Estimate(best // 2, best - best // 2 + spread)
+        return estimate_from([rtt for at, rtt in link.samples if now - at <= SAMPLE_MAX_AGE_US])
 
     def estimate(self, seat: int) -> Estimate | None:
         with self._lock:

@@ -4,7 +4,8 @@ Useful on its own for any quiz, and the proving ground of the reaction referee. 
 never pass through here one by one: the round keeper (an I/O-side component) referees them and
 settles the round with one command carrying the referee's decision, so the log keeps every
 press of every round and a round can be explained later. A tie is settled by the table's rule:
-a verifiable random draw among the tied, or a new round.
+a verifiable random draw among the tied, or a new round. A press after the decision, while the
+round's window is still open, is listed with the round too (`late`): every press shows its time.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from companion.games.base import (
     Viewer,
     ViewerKind,
 )
-from companion.games.reactions import ROUND_ARMED, ROUND_CANCELLED, ROUND_SETTLED, with_round
+from companion.games.reactions import ROUND_ARMED, ROUND_CANCELLED, ROUND_LATE_PRESS, ROUND_SETTLED, with_round
 
 MODES = ("race", "hands_off")
 TIE_RULES = ("draw", "rearm")
@@ -113,12 +114,30 @@ def _tell_settle(story: Story[QuizState], actor: Viewer, args: Args) -> None:
     story.tell(ROUND_SETTLED, settled)
 
 
+def _check_late(state: QuizState, actor: Viewer, args: Args) -> Rejection | None:
+    """The round keeper lists a press that came after the last race's decision."""
+    last = state.results[0] if state.results else None
+    press = args.get("press")
+    fits = (last is not None and args.get("round") == state.round == last["round"] and last.get("mode") == "race"
+            and isinstance(press, dict) and isinstance(press.get("who"), str)
+            and all(isinstance(press.get(k), int) for k in ("t_us", "after_arm_us", "gap_us")))
+    if not fits or last is None or not isinstance(press, dict):
+        return Rejection("no_round")
+    listed = {p["who"] for p in last["decision"].get("order", [])} | {p["who"] for p in last.get("late", [])}
+    return Rejection("no_round") if press["who"] in listed else None
+
+
+def _tell_late(story: Story[QuizState], actor: Viewer, args: Args) -> None:
+    story.tell(ROUND_LATE_PRESS, {"round": args["round"], "press": dict(args["press"])})
+
+
 HOSTS: tuple[ViewerKind, ...] = ("host", "table")
 MOVES: dict[str, Move[QuizState, Story[QuizState]]] = {
     "arm": Move(_tell_arm, phases=("waiting",), off_phase="round_in_progress", by=HOSTS, refused="host_only",
                 check=_check_arm),
     "cancel_round": Move(_tell_cancel, phases=("armed",), off_phase="no_round", by=HOSTS, refused="host_only"),
     "settle": Move(_tell_settle, phases=("armed",), off_phase="no_round", by=("system",), check=_check_settle),
+    "late_press": Move(_tell_late, phases=("waiting",), off_phase="no_round", by=("system",), check=_check_late),
 }
 
 
@@ -133,8 +152,12 @@ def evolve(state: QuizState, event: Event) -> QuizState:
         board = state.board
         if armed.get("mode") == "race":
             board = with_round(board, data["decision"].get("order", []))
-        result = {**data, "mode": armed.get("mode")}
+        result = {**data, "mode": armed.get("mode"), "late": []}
         return replace(state, armed=None, results=[result, *state.results][:RECENT_ROUNDS], board=board)
+    if event.type == ROUND_LATE_PRESS:
+        last = state.results[0]
+        result = {**last, "late": [*last.get("late", []), data["press"]]}
+        return replace(state, results=[result, *state.results[1:]], board=with_round(state.board, [data["press"]]))
     raise ValueError(f"the buzzer quiz has no event {event.type!r}")
 
 
@@ -142,27 +165,40 @@ def view(state: QuizState, viewer: Viewer) -> dict[str, Any]:
     return {
         "game": "buzzer-quiz",
         "round": state.round,
-        "armed": None if state.armed is None else {k: state.armed[k] for k in ("round", "mode", "window_us")},
+        "armed": None if state.armed is None else {
+            **{k: state.armed[k] for k in ("round", "mode", "window_us", "at_us")},
+            "ends_us": state.armed["at_us"] + state.armed["window_us"]},  # host timeline: pages count down to it
         "results": state.results,
         "board": state.board,
         "options": state.options,
     }
 
 
-def actions(state: QuizState, viewer: Viewer) -> list[Command]:
-    """The host and the table arm and cancel rounds; the system settles them (the round keeper
-    sends the referee's real decision; these two examples let random play reach every event)."""
-    if viewer.kind == "system":
-        if state.armed is None or len(state.seats) < 2:
+def _system_examples(state: QuizState) -> list[Command]:
+    """Decisions for random play: a tie and no reaction while a round is armed, then a late press."""
+    if len(state.seats) < 2:
+        return []
+    if state.armed is None:
+        if not state.results or len(state.seats) < 3:
             return []
-        a, b = (f"seat:{s.number}" for s in state.seats[:2])
-        at = int(state.armed["at_us"])
-        tie = {"outcome": "tie", "winner": None, "tied_first": [a, b], "ties": [[a, b]], "false_starts": [],
-               "order": [{"who": who, "t_us": at + 300_000, "uncertainty_us": 0, "source": "simulated",
-                          "after_arm_us": 300_000, "gap_us": 0} for who in (a, b)]}
-        none: dict[str, Any] = {"outcome": "no_reaction", "winner": None, "tied_first": [], "ties": [], "order": [],
-                "false_starts": []}
-        return [Command("settle", {"round": state.round, "decision": d}) for d in (tie, none)]
+        late = {"who": f"seat:{state.seats[2].number}", "t_us": 900_000, "uncertainty_us": 0, "source": "simulated",
+                "after_arm_us": 900_000, "gap_us": 600_000}
+        return [Command("late_press", {"round": state.round, "press": late})]
+    a, b = (f"seat:{s.number}" for s in state.seats[:2])
+    at = int(state.armed["at_us"])
+    tie = {"outcome": "tie", "winner": None, "tied_first": [a, b], "ties": [[a, b]], "false_starts": [],
+           "order": [{"who": who, "t_us": at + 300_000, "uncertainty_us": 0, "source": "simulated",
+                      "after_arm_us": 300_000, "gap_us": 0} for who in (a, b)]}
+    none: dict[str, Any] = {"outcome": "no_reaction", "winner": None, "tied_first": [], "ties": [], "order": [],
+                            "false_starts": []}
+    return [Command("settle", {"round": state.round, "decision": d}) for d in (tie, none)]
+
+
+def actions(state: QuizState, viewer: Viewer) -> list[Command]:
+    """The host and the table arm and cancel rounds; the system settles them and lists late presses
+    (the round keeper sends the real ones; the examples let random play reach every event)."""
+    if viewer.kind == "system":
+        return _system_examples(state)
     if viewer.kind not in ("host", "table"):
         return []
     return [Command("arm", {"mode": "race"}), Command("arm", {"mode": "hands_off"}), Command("cancel_round")]
@@ -174,6 +210,8 @@ def describe(event: Event, lang: str) -> str:
         return f"round {data['round']} armed ({data['mode']})"
     if event.type == ROUND_SETTLED:
         return f"round {data['round']}: {data['decision'].get('outcome')}, winner {data.get('winner')}"
+    if event.type == ROUND_LATE_PRESS:
+        return f"round {data['round']}: {data['press']['who']} pressed after the decision"
     return event.type
 
 

@@ -17,6 +17,9 @@ ROUND_SETTLED = "round_settled"
 """The referee's whole decision for a round (and the game's verdict on it)."""
 ROUND_CANCELLED = "round_cancelled"
 """A round called off before it was settled."""
+ROUND_LATE_PRESS = "round_late_press"
+"""A press after a race was decided, still inside its window: not in the decision, but every press
+of a round is shown with its time (a game that lists them takes the round keeper's `late_press`)."""
 
 BOARD_SAMPLES = 50
 """How many of each contestant's latest reaction times the board keeps."""

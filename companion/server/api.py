@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import logging
 import math
-import time
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -15,7 +14,6 @@ from flask import Blueprint, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from companion import __version__
-from companion.buzzers.phones import PING_INTERVAL_S
 from companion.errors import DuplicateEvent, ReplayMismatch, StoreError
 from companion.games.base import TABLE, Command, Viewer
 from companion.i18n import error_message
@@ -99,7 +97,9 @@ def view() -> Response:
 @bp.get("/stream")
 def stream() -> Response:
     """Server-sent events: the viewer's whole view first, then patches from one view to the next
-    (see patch.py), each with the log position as id.
+    (see patch.py), each with the log position as id. Each message (and heartbeat) is followed by
+    a `now` event, the server's time on the host timeline in µs: a view's deadlines are on that
+    timeline, and a page counts down to them against its own clock's offset to the server's.
 
     The credentials are checked again before every message, so a phone whose seat was rebound to
     another phone stops receiving that seat's view at once.
@@ -117,11 +117,11 @@ def stream() -> Response:
         return viewer.kind != "seat" or check.seat_from_cookie(seat_cookie, table.seat_generation) == viewer.seat
 
     buttons = service().buttons
+    clock = service().clock
 
     def events() -> Iterator[bytes]:
         # A plain generator of bytes (no request context needed): the shortest way to the socket.
         table.presence.enter(viewer)
-        next_ping = 0.0
         try:
             yield b"retry: 1000\n\n"
             last: dict[str, Any] | None = None
@@ -131,17 +131,16 @@ def stream() -> Response:
                     return
                 revision = table.broadcaster.revision
                 current = table.view(viewer)
-                yield encoder.message(last, current) or b": still here\n\n"
+                now = f"event: now\ndata: {clock.now_us()}\n\n".encode()
+                yield (encoder.message(last, current) or b": still here\n\n") + now
                 last = current
                 wait = heartbeat
                 if viewer.seat is not None and buttons.buzzers_in_use():
                     # A phone buzzer's delay is measured by the server: a ping goes down this
-                    # stream, the phone echoes it at once (POST /api/ping).
-                    now = time.monotonic()
-                    if now >= next_ping:
+                    # stream, the phone echoes it at once (POST /api/ping); phones.py says when.
+                    if buttons.phones.due_in_s(viewer.seat) <= 0:
                         yield f"event: ping\ndata: {buttons.phones.ping(viewer.seat)}\n\n".encode()
-                        next_ping = now + PING_INTERVAL_S
-                    wait = min(heartbeat, max(0.0, next_ping - now))
+                    wait = min(heartbeat, buttons.phones.due_in_s(viewer.seat))
                 table.broadcaster.wait_for_change(revision, wait)
         finally:
             table.presence.leave(viewer)

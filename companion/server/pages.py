@@ -24,7 +24,9 @@ bp = Blueprint("pages", __name__)
 def _page(template: str, status: int = 200, **context: Any) -> Response:
     lang = language()
     strings = catalogue(lang)
-    boot = {"lang": lang, "ui": strings["ui"], "errors": strings["error"], **context.pop("boot", {})}
+    # The server's now on the host timeline: a page counts down to a view's deadlines against it.
+    boot = {"lang": lang, "ui": strings["ui"], "errors": strings["error"], "now_us": service().clock.now_us(),
+            **context.pop("boot", {})}
     response = make_response(render_template(
         template, lang=lang, languages=LANGUAGES, ui=strings["ui"], boot=boot,
         base_url=current_app.config["BASE_URL"], **context,

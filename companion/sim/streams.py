@@ -148,6 +148,8 @@ class ViewStream(Stream):
     patches: int = 0
     heartbeats: int = 0
     ping_count: int = 0
+    now_count: int = 0
+    """The server's time after each message (a page's countdowns use it; this one only counts it)."""
     errors: list[str] = field(default_factory=list)
 
     def _events(self, now: float) -> None:
@@ -159,6 +161,9 @@ class ViewStream(Stream):
                 continue
             if not text:
                 self.heartbeats += 1  # ": still here", or the retry line
+                continue
+            if event == b"now":
+                self.now_count += 1
                 continue
             if event == b"ping":
                 self.ping_count += 1

@@ -36,7 +36,8 @@
         : el("p", { class: "headline" }, ui.hands_off_clean);
     }
     if (d.outcome === "no_reaction") return el("p", { class: "headline" }, ui.no_reaction);
-    const first = d.order[0];
+    // The winner's own time (after a draw, not necessarily the first press's).
+    const first = d.order.find((p) => p.who === result.winner) || d.order[0];
     const parts = [];
     if (d.outcome === "tie") {
       parts.push(el("p", { class: "headline tie" }, fill(ui.tie_between, { names: names(d.tied_first) })));
@@ -73,11 +74,13 @@
   function status(game) {
     const armed = game.view.armed;
     if (!armed) return el("p", { class: "quiz-status idle" }, ui.quiz_idle);
+    // The round's window, counted to the server's deadline (a page opened mid-round shows what is left).
+    const timer = armed.ends_us ? C.countdown(armed.at_us, armed.ends_us, ui.countdown_left) : null;
     if (armed.mode === "hands_off") {
       return el("div", { class: "quiz-status hands-off", role: "status" }, el("strong", {}, ui.quiz_hands_off),
-        el("span", {}, ui.quiz_hands_off_help));
+        el("span", {}, ui.quiz_hands_off_help), timer);
     }
-    return el("p", { class: "quiz-status go", role: "status" }, el("strong", {}, ui.quiz_go));
+    return el("div", { class: "quiz-status go", role: "status" }, el("strong", {}, ui.quiz_go), timer);
   }
 
   function lastResult(game, view, big) {
@@ -86,7 +89,8 @@
     const d = result.decision;
     return el("section", { class: "round-result" + (big ? " big" : ""), "aria-live": "polite" },
       el("h3", {}, fill(ui.round_n, { n: result.round })),
-      headline(result, view), R.orderTable(d.order, result.winner, d.tied_first, view), R.falseStarts(d.false_starts, view));
+      headline(result, view), R.orderTable(d.order, result.winner, d.tied_first, view, null, result.late),
+      R.falseStarts(d.false_starts, view));
   }
 
   function controls(game, role) {
@@ -107,7 +111,9 @@
   function mine(game, view) {
     const result = game.view.results[0];
     if (!result || game.view.armed) return null;
-    return R.mine(result.decision.order, result.decision.false_starts, result.winner, view);
+    const d = result.decision;
+    return R.mine(d.order, d.false_starts, result.winner, view, null,
+      { tied: d.outcome === "tie" ? d.tied_first : [], late: result.late || [], behind: result.mode === "race" });
   }
 
   C.games["buzzer-quiz"] = {

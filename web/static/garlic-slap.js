@@ -173,50 +173,14 @@
     }
   }
 
-  // -- time left: counted from when this phone first saw the wait (kept across a reload) ---------
-  function since(key) {
-    const stored = `garlic-wait:${key}`;
-    let start = null;
-    try { start = Number(sessionStorage.getItem(stored)) || null; } catch (err) { start = null; }
-    if (start === null || start > Date.now()) {
-      start = Date.now();
-      try { sessionStorage.setItem(stored, String(start)); } catch (err) { /* private mode: this page only */ }
-    }
-    return start;
-  }
-  function tick(timer) {
-    const start = Number(timer.dataset.start);
-    const end = Number(timer.dataset.end);
-    const now = Date.now();
-    const left = Math.max(0, Math.ceil((end - now) / 1000));
-    const text = fill(timer.dataset.template, { s: left });
-    const words = timer.querySelector(".countdown");
-    if (words.textContent !== text) words.textContent = text;
-    words.classList.toggle("low", left <= 2);
-    const share = Math.min(1, Math.max(0, (end - now) / (end - start)));
-    timer.querySelector(".timebar > span").style.transform = `scaleX(${share.toFixed(3)})`;
-  }
-  setInterval(() => document.querySelectorAll(".timer[data-end]").forEach(tick), 200);
-
-  // "12 s left", and a bar that empties as the time runs out.
-  function countdown(key, seconds, template) {
-    const start = since(key);
-    // Not read out every second by screen readers (the banner around it is a live region).
-    const timer = el("span", { class: "timer", "aria-live": "off", "data-start": String(start),
-      "data-end": String(start + seconds * 1000), "data-template": template || ui.garlic_time_left },
-    el("span", { class: "countdown" }), el("span", { class: "timebar", "aria-hidden": "true" }, el("span")));
-    tick(timer);
-    return timer;
-  }
+  // -- time left: counted to the server's deadline (countdown.js) ------------------------------
   function turnTimer(game) {
-    const g = game.view;
-    if (!g.turn.timeout_s) return null;
-    return countdown(`${game.id}:${g.round}:${g.phase}:${g.turn.seat}:${(g.turn.queue || []).length}`, g.turn.timeout_s);
+    const t = game.view.turn;
+    return t.timeout_s && t.ends_us ? C.countdown(t.since_us, t.ends_us, ui.garlic_time_left) : null;
   }
   function penaltyTimer(game, seat) {
-    const g = game.view;
-    // A new wait each time a penalty is paid and the next one is due.
-    return countdown(`${game.id}:${g.round}:penalty:${seat}:${g.penalties.length}`, g.penalty_timeout_s, ui.garlic_random_in);
+    const due = game.view.penalties.find((p) => p.seat === seat);
+    return due && due.ends_us ? C.countdown(due.since_us, due.ends_us, ui.garlic_random_in) : null;
   }
 
   // -- sound and motion, once per change, on the table display ----------------------------------
@@ -289,7 +253,7 @@
         return box("idle", rollButton(game, role, fill(ui.garlic_roll_for, { name: nameOf(g, g.roller) })), then);
       }
       case "reaction": {
-        const timer = g.turn.window_us ? countdown(`${game.id}:${g.round}:reaction`, g.turn.window_us / 1e6,
+        const timer = g.turn.ends_us ? C.countdown(g.turn.since_us, g.turn.ends_us,
           g.turn.mode === "hands_off" || role === "me" ? ui.garlic_seconds : ui.garlic_dice_pass_in) : null;
         if (g.turn.mode === "hands_off") {
           return box("hands-off", line(ui.garlic_hands_off, "g-big"), line(ui.garlic_hands_off_help, "g-line g-help"), timer);
@@ -381,7 +345,7 @@
     const r = game.view.result;
     if (!r || game.view.phase === "reaction") return null;
     return R.mine(r.order, r.false_starts, r.winner === null ? null : `seat:${r.winner}`, view,
-      { first: ui.garlic_your_first, place: ui.garlic_your_place });
+      { first: ui.garlic_your_first, place: ui.garlic_your_place }, { tied: (r.tied || []).map((s) => `seat:${s}`) });
   }
 
   // -- players' displays --------------------------------------------------------------------------

@@ -168,6 +168,8 @@ window.Companion = (function () {
       source.addEventListener("revoked", () => { stop(); onRevoked && onRevoked(); });
       // The server times this phone's delay for its buzzer: answer its pings at once.
       source.addEventListener("ping", (event) => { post("/api/ping", { id: Number(event.data) }); });
+      // The server's now after each message: countdowns count to its deadlines (countdown.js).
+      source.addEventListener("now", (event) => { if (window.Companion.clock) window.Companion.clock.heard(Number(event.data)); });
       source.onopen = () => setLink(true);
       source.onerror = () => {
         setLink(false);

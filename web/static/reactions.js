@@ -63,17 +63,23 @@
   // -- what a round said ------------------------------------------------------------------------
   // The referee's order (rows with who, after_arm_us, gap_us, uncertainty_us, source); `winner`
   // and `tied` are "seat:N" names.
-  // `timeLabel`: what the times count from ("After the signal", "After the dice").
-  function orderTable(order, winner, tied, view, timeLabel) {
+  // `timeLabel`: what the times count from ("After the signal", "After the dice"). `late`: presses
+  // that came after the decision, in rows of the same shape, listed below the order.
+  function orderTable(order, winner, tied, view, timeLabel, late) {
     if (!order.length) return null;
     const close = new Set(tied || []);
+    const row = (p, place, cls) => el("tr", { class: cls },
+      el("td", {}, String(place)), el("td", {}, C.byWho(p.who, view)), el("td", {}, `${ms(p.after_arm_us)} ms`),
+      el("td", {}, gapText(p.gap_us)), el("td", {}, precision(p.uncertainty_us)), el("td", {}, sourceText(p.source)));
+    const after = late || [];
     return el("table", { class: "order" },
       el("caption", {}, ui.order),
       el("thead", {}, el("tr", {}, el("th", {}, "#"), el("th", {}, ui.col_player), el("th", {}, timeLabel || ui.col_time),
         el("th", {}, ui.col_gap), el("th", {}, ui.col_precision), el("th", {}, ui.col_source))),
-      el("tbody", {}, order.map((p, i) => el("tr", { class: (p.who === winner ? "first" : "") + (close.has(p.who) ? " tied" : "") },
-        el("td", {}, String(i + 1)), el("td", {}, C.byWho(p.who, view)), el("td", {}, `${ms(p.after_arm_us)} ms`),
-        el("td", {}, gapText(p.gap_us)), el("td", {}, precision(p.uncertainty_us)), el("td", {}, sourceText(p.source))))));
+      el("tbody", {}, order.map((p, i) => row(p, i + 1, (p.who === winner ? "first" : "") + (close.has(p.who) ? " tied" : "")))),
+      after.length ? el("tbody", { class: "late" },
+        el("tr", {}, el("th", { colspan: "6", scope: "rowgroup" }, ui.after_decision)),
+        after.map((p, i) => row(p, order.length + i + 1, "late"))) : null);
   }
 
   function falseStarts(list, view) {
@@ -154,16 +160,38 @@
 
   // This phone's own line about a round: its place and time, or its false start.
   // `words.place` / `words.first`: templates with {place}, {ms} and {gap} (the quiz's by default).
-  function mine(order, early, winner, view, words) {
+  // `round` (optional): `tied`, the contestants too close to call, `late`, the presses after the
+  // decision, and `behind`: say how far behind the winner (or the first press) this phone pressed
+  // rather than its place. A tied phone says so and what the draw decided (never "#1": the first of
+  // a tie won nothing by being first).
+  function mine(order, early, winner, view, words, round) {
     const me = `seat:${view.you.seat}`;
     const mineEarly = (early || []).find((p) => p.who === me);
     if (mineEarly) return el("p", { class: "mine early" }, fill(ui.your_false_start, { ms: ms(mineEarly.early_us) }));
-    const place = order.findIndex((p) => p.who === me);
+    const r = round || {};
+    const rows = [...order, ...(r.late || [])];
+    const place = rows.findIndex((p) => p.who === me);
     if (place < 0) return null;
-    const row = order[place];
+    const row = rows[place];
+    const tied = r.tied || [];
+    if (tied.includes(me)) {
+      const others = tied.filter((w) => w !== me).map((w) => C.byWho(w, view)).join(", ");
+      let drawn = ui.tie_rearm;
+      if (winner === me) drawn = ui.your_tie_won;
+      else if (winner) drawn = fill(ui.your_tie_lost, { name: C.byWho(winner, view) });
+      return el("div", { class: "mine tied" + (winner === me ? " first" : "") },
+        el("p", {}, fill(ui.your_tied, { names: others, ms: ms(row.after_arm_us) })), el("p", {}, drawn));
+    }
     const w = { place: ui.your_place, first: ui.your_place, ...(words || {}) };
     const params = { place: place + 1, ms: ms(row.after_arm_us), gap: ms(row.gap_us) };
-    return el("p", { class: "mine" + (winner === me ? " first" : "") }, fill(winner === me ? w.first : w.place, params));
+    if (winner === me || !r.behind) {
+      return el("p", { class: "mine" + (winner === me ? " first" : "") }, fill(winner === me ? w.first : w.place, params));
+    }
+    const ahead = rows.find((p) => p.who === winner);
+    const behind = ahead ? row.after_arm_us - ahead.after_arm_us : row.gap_us;
+    const text = fill(ahead ? ui.your_after_winner : ui.your_after_first, { gap: ms(behind), ms: ms(row.after_arm_us),
+      name: ahead ? C.byWho(winner, view) : "", precision: precision(row.uncertainty_us) });
+    return el("p", { class: "mine behind" + (r.late && r.late.includes(row) ? " late" : "") }, text);
   }
 
   C.reactions = { ms, gapText, precision, sourceText, play, soundOn, soundToggle, orderTable, falseStarts, board,

@@ -57,8 +57,15 @@ def _turn_json(state: GarlicState) -> dict[str, Any]:
     for key in ("seat", "queue", "claim", "votes", "judge", "a", "b", "mode", "window_us"):
         if key in turn:
             shown[key] = turn[key]
+    # When a wait began and when it runs out, on the host timeline: pages count down to the server's deadline.
     if state.phase in ("claim", "bat", "moon", "moon_look"):
         shown["timeout_s"] = state.options["claim_timeout_s"]
+        if "since_us" in turn:
+            shown["since_us"] = int(turn["since_us"])
+            shown["ends_us"] = shown["since_us"] + int(state.options["claim_timeout_s"] * 1_000_000)
+    if state.phase == "reaction" and "at_us" in turn and "window_us" in turn:
+        shown["since_us"] = int(turn["at_us"])
+        shown["ends_us"] = shown["since_us"] + int(turn["window_us"])
     return shown
 
 
@@ -81,7 +88,9 @@ def _build_picture(state: GarlicState) -> dict[str, Any]:
         "pile": len(state.pile),
         "deck_size": len(state.deck),
         "turn": _turn_json(state),
-        "penalties": [{"seat": p.seat, "reason": p.reason} for p in state.penalties],
+        "penalties": [{"seat": p.seat, "reason": p.reason, "since_us": p.since_us,
+                       "ends_us": p.since_us + int(options["penalty_choice_timeout_s"] * 1_000_000)}
+                      for p in state.penalties],
         "penalty_timeout_s": options["penalty_choice_timeout_s"],
         "result": state.result,
         "happenings": list(state.happenings),
