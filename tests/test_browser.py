@@ -116,11 +116,12 @@ def you_values(value: Any) -> list[Any]:
 
 def received_views(records: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], Any]]:
     """Each record with what the page held after it: whole views as sent, patches applied to the
-    previous view of the same stream, other bodies (boot views, fetch answers) as sent."""
+    previous view of the same stream, other bodies (boot views, fetch answers, a stream's "alive"
+    and "ping" events) as sent."""
     streams: dict[tuple[str, str], Any] = {}
     for record in records:
         data = parsed(record)
-        if record["kind"] in ("sse", "sse-network"):
+        if record["kind"] in ("sse", "sse-network") and record["event"] in ("view", "patch"):
             key = (record["kind"], record["stream"])
             if record["event"] == "patch":
                 assert key in streams, f"a patch before any whole view on {record['url']}"
@@ -295,7 +296,7 @@ def test_seat_two_never_receives_seat_three_private_data(scene: Scene) -> None:
 
     seat2.flush()
     heard_seat3 = [record for record, view in received_views(seat2.received)
-                   if record["kind"] == "sse" and view.get("game")
+                   if record["kind"] == "sse" and record["event"] in ("view", "patch") and view.get("game")
                    and any(roll["by"] == "seat:3" for roll in view["game"]["view"]["recent"])]
     assert heard_seat3, "seat 2 saw seat 3's public roll (seat 3 was active while seat 2 listened)"
     finish(scene)

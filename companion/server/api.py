@@ -111,6 +111,8 @@ def stream() -> Response:
     seat_cookie = request.cookies.get(SEAT_COOKIE)
     check = signer()
     heartbeat = current_app.config["STREAM_HEARTBEAT_S"]
+    # An event, not a comment: a page hears it, and tells a silent link from a quiet table by it.
+    alive = f"event: alive\ndata: {heartbeat:g}\n\n".encode()
     encoder: SharedEncoder = current_app.extensions["companion.encoder"]
 
     def still_seated() -> bool:
@@ -131,7 +133,7 @@ def stream() -> Response:
                     return
                 revision = table.broadcaster.revision
                 current = table.view(viewer)
-                yield encoder.message(last, current) or b": still here\n\n"
+                yield encoder.message(last, current) or alive
                 last = current
                 wait = heartbeat
                 if viewer.seat is not None and buttons.buzzers_in_use():
