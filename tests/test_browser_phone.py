@@ -10,17 +10,24 @@ game is wider than the phone, at 320-430 px, in both languages, at 100 % and 200
 
 from __future__ import annotations
 
+import contextlib
+import random
 import time
 from typing import Any
 
 import pytest
 from playwright.sync_api import Error as PlaywrightError
 
-from tests.support.browser import PHONE_SIZE, PLAYER_NAMES, Scene, Screen
+from companion.games.base import seat as seat_viewer
+from companion.games.garlic import GARLIC_SLAP
+from companion.games.nuit import NUIT_DES_VAMPIRES as NUIT
+from companion.sim.players import garlic as garlic_players
+from companion.sim.players import nuit as nuit_players
+from tests.support.browser import PHONE_SIZE, PLAYER_NAMES, Scene, Screen, holding
 
 pytestmark = pytest.mark.browser
 
-PLAYERS = PLAYER_NAMES[:2]
+PLAYERS = PLAYER_NAMES[:3]   # vampir needs three
 TELLS_WITHIN_S = 6.0
 """A phone says its link is down this long after it went, at the latest (a few seconds)."""
 BACK_WITHIN_S = 6.0
@@ -100,7 +107,7 @@ def test_the_offline_event_alone_says_the_link_is_down_at_once_and_clears_when_b
 
 
 def test_a_silent_link_is_told_within_seconds_and_a_quiet_table_is_not(scene: Scene) -> None:
-    phone, other = scene.phones
+    phone, other = scene.phones[:2]
     assert phone.link is not None
     stays_up(phone, 8.0)                 # nothing happens at the table for eight seconds
     phone.link.silence()                 # the socket stays open; nothing arrives any more
@@ -143,4 +150,177 @@ def test_a_tap_made_offline_says_it_was_not_sent_inside_the_screen(scene: Scene)
     assert where["bottom"] <= PHONE_SIZE["height"]
     phone.go_online()
     wait_link(phone, up=True, within_s=BACK_WITHIN_S)
+    no_script_errors(scene)
+
+
+# ------------------------------------------------------------------------------- hold to peek
+
+def start(scene: Scene, game: str, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The host ends the running game and starts `game`; the table's view once every phone shows it."""
+    service = scene.service
+    assert service.post("end_game", host=True)["ok"]
+    started = service.post("start_game", {"game": game, "options": options or {}}, host=True)
+    assert started["ok"], started
+    view = scene.wait_for_view(lambda v: v["game"] is not None and v["game"]["game"] == game and not v["game"]["ended"])
+    for phone in scene.phones:
+        phone.page.wait_for_function("(g) => window.Companion && document.querySelector('#game')"
+                                     " && !!document.querySelector(`#game [class*='${g}']`)",
+                                     arg=game.split("-")[0])
+    return view
+
+
+VISIBLE_TEXT_JS = "() => document.body.innerText"
+
+
+def held_and_released(phone: Screen, peek: str, secret: str, words: list[str]) -> None:
+    """`secret` (a selector) and its `words` are nowhere on the page until the control `peek` is
+    held, are shown while it is, and are gone again once it is released."""
+    page = phone.page
+
+    def shown() -> tuple[int, list[str]]:
+        text = page.evaluate(VISIBLE_TEXT_JS)
+        return page.locator(secret).count(), [w for w in words if w in text]
+
+    assert shown() == (0, []), f"{phone.name} shows {secret} {shown()} before it is held"
+    with holding(phone, peek):
+        try:
+            page.locator(secret).first.wait_for(state="visible", timeout=2000)
+        except PlaywrightError:
+            pytest.fail(f"{phone.name}: holding {peek!r} does not show {secret}")
+        count, seen_words = shown()
+        assert count and seen_words == words, f"{phone.name} while held: {count} × {secret}, words {seen_words}/{words}"
+    page.locator(secret).first.wait_for(state="detached", timeout=2000)
+    assert shown() == (0, []), f"{phone.name} still shows {secret} after release: {shown()}"
+    # The keyboard: Space held on the control shows it, its release hides it.
+    page.locator(f'button.peek[data-peek="{peek}"]').focus()
+    page.keyboard.down(" ")
+    page.locator(secret).first.wait_for(state="visible", timeout=2000)
+    page.keyboard.up(" ")
+    page.locator(secret).first.wait_for(state="detached", timeout=2000)
+    # The page goes to the background while held: hidden at once.
+    with holding(phone, peek):
+        page.locator(secret).first.wait_for(state="visible", timeout=2000)
+        to_background(phone)
+        page.locator(secret).first.wait_for(state="detached", timeout=2000)
+    back_from_background(phone)
+
+
+def to_background(phone: Screen) -> None:
+    """The phone switched to another app, or its screen off: the page is hidden."""
+    phone.page.evaluate("""() => { Object.defineProperty(document, "hidden", { value: true, configurable: true });
+      Object.defineProperty(document, "visibilityState", { value: "hidden", configurable: true });
+      document.dispatchEvent(new Event("visibilitychange")); }""")
+
+
+def back_from_background(phone: Screen) -> None:
+    phone.page.evaluate("""() => { delete document.hidden; delete document.visibilityState;
+      document.dispatchEvent(new Event("visibilitychange")); }""")
+
+
+def draw_seat_view(phone: Screen, game: str, view: dict[str, Any], seat: int,
+                   actions: list[dict[str, Any]]) -> None:
+    """The phone draws `view`, a seat's view of `game` made by the game's own view function, as the
+    stream would bring it (in the shape of the phone's current view: its seat made `seat`)."""
+    phone.page.evaluate("""([game, picture, seat, actions]) => {
+      const boot = window.Companion.boot.view;
+      const current = JSON.parse(JSON.stringify(window.__lastView || boot));
+      const g = { ...(current.game || {}), game, view: picture, actions, ended: false, undo: null };
+      const view = { ...current, you: { ...current.you, seat }, game: g };
+      window.Companion.games[game].seat(document.getElementById("game"), g, view);
+    }""", [game, view, seat, actions])
+
+
+def action_list(definition: Any, state: Any, viewer: Any) -> list[dict[str, Any]]:
+    """The actions as the table sends them (each allowed or not, with the reason)."""
+    out = []
+    for command in definition.actions(state, viewer):
+        rejection = definition.validate(state, viewer, command)
+        reason = None if rejection is None else {"code": rejection.code, "params": dict(rejection.params)}
+        out.append({"name": command.name, "args": dict(command.args), "allowed": rejection is None, "reason": reason})
+    return out
+
+
+class _Found(Exception):
+    pass
+
+
+def garlic_moon_look() -> tuple[Any, int]:
+    """A garlic game (three players, the pure rules) at a moon look: the state and the looking seat."""
+    found: list[Any] = []
+
+    def check(state: Any, event: Any) -> None:
+        if state.phase == "moon_look" and state.turn.get("seat"):
+            found.append(state)
+            raise _Found
+    for seed in range(200):
+        with contextlib.suppress(_Found):
+            garlic_players.play_game(3, {}, seed, check=check)
+        if found:
+            return found[0], found[0].turn["seat"]
+    raise AssertionError("no moon look in 200 random games")
+
+
+def nuit_peek() -> tuple[Any, int]:
+    """A nuit game (three players, the pure rules) in which a seat has peeked into a closed tower."""
+    found: list[Any] = []
+
+    def check(before: Any, state: Any, event: Any) -> None:
+        if state.phase == "turn" and state.peeks:
+            found.append(state)
+            raise _Found
+    for seed in range(200):
+        with contextlib.suppress(_Found):
+            nuit_players.play_game(3, {}, seed.to_bytes(8, "big") * 4, random.Random(seed), check=check)
+        if found:
+            return found[0], found[0].peeks[0][0]
+    raise AssertionError("no peek in 200 random games")
+
+
+def test_a_garlic_moon_look_shows_only_while_held(scene: Scene) -> None:
+    phone = scene.phones[0]
+    phone.page.set_viewport_size(PHONE_SIZE)
+    state, looker = garlic_moon_look()
+    viewer = seat_viewer(looker)
+    draw_seat_view(phone, GARLIC_SLAP.id, GARLIC_SLAP.view(state, viewer), looker,
+                   action_list(GARLIC_SLAP, state, viewer))
+    phone.page.locator("#garlic-swap").wait_for()
+    assert phone.page.locator("#garlic-swap").is_enabled(), "the swap can be chosen without holding"
+    held_and_released(phone, "garlic-look", ".g-looked", [])
+    no_script_errors(scene)
+
+
+def test_a_nuit_peek_shows_only_while_held(scene: Scene) -> None:
+    phone = scene.phones[0]
+    phone.page.set_viewport_size(PHONE_SIZE)
+    state, peeker = nuit_peek()
+    view = NUIT.view(state, seat_viewer(peeker))
+    tower = view["peeked"][0]
+    words = f"Tower {tower['tower']}: " + ("the tomato!" if tower["content"] == "tomato" else "onion")
+    draw_seat_view(phone, NUIT.id, view, peeker, [])
+    phone.page.locator("#nuit-peeked").wait_for()
+    held_and_released(phone, "nuit-peeked", "#nuit-peeked li", [words])
+    no_script_errors(scene)
+
+
+def test_a_vampir_hand_shows_only_while_held_or_opened_to_play_on_its_turn(scene: Scene) -> None:
+    start(scene, "vampir")
+    pic = scene.wait_for_view(lambda v: v["game"]["view"]["phase"] == "turn")["game"]["view"]
+    first = next(phone for phone in scene.phones if phone.seat == pic["current"])
+    second = next(phone for phone in scene.phones if phone.seat != pic["current"])
+    players = pic["players"]
+    for phone in scene.phones:
+        phone.page.set_viewport_size(PHONE_SIZE)
+        phone.page.locator(".vampir[data-position] #vampir-status[data-phase='turn']").wait_for()
+        assert next(p["hand"] for p in players if p["seat"] == phone.seat) > 0, "every player holds cards"
+        assert phone.page.locator(".v-pick").count() == 0, f"{phone.name} shows its hand to play unasked"
+        held_and_released(phone, "private", "#vampir-hand .v-card", [])
+    assert second.page.locator("#show-hand").count() == 0, "not its turn: nothing to open"
+    # On its turn the player opens the hand to compose a move; it closes when the phone is put away.
+    first.page.locator("#show-hand").click()
+    first.page.locator("#vampir-choose .v-pick").first.wait_for()
+    first.page.locator("#vampir-choose .v-pick").first.click()
+    to_background(first)
+    first.page.locator("#vampir-choose .v-pick").first.wait_for(state="detached", timeout=2000)
+    back_from_background(first)
+    assert first.page.locator("#show-hand").is_visible(), "back from the background: closed, to be opened again"
     no_script_errors(scene)

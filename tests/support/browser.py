@@ -458,6 +458,22 @@ def switch_language(scene: Scene, screens: list[Screen], lang: str, ready: str) 
         assert screen.page.locator("html").get_attribute("lang") == lang
 
 
+@contextlib.contextmanager
+def holding(screen: Screen, peek: str) -> Iterator[None]:
+    """A finger (the mouse's button) held down on the hold-to-peek control called `peek` (its
+    data-peek) for the time of the block, and lifted after it."""
+    button = screen.page.locator(f'button.peek[data-peek="{peek}"]')
+    button.scroll_into_view_if_needed()
+    box = button.bounding_box()
+    assert box is not None, f"{screen.name} shows no hold-to-peek control {peek!r}"
+    screen.page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    screen.page.mouse.down()
+    try:
+        yield
+    finally:
+        screen.page.mouse.up()
+
+
 def shoot(screen: Screen, path: Path) -> None:
     screen.page.screenshot(path=str(path), full_page=True, animations="disabled")
 
