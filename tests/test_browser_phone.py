@@ -21,8 +21,11 @@ from playwright.sync_api import Error as PlaywrightError
 from companion.games.base import seat as seat_viewer
 from companion.games.garlic import GARLIC_SLAP
 from companion.games.nuit import NUIT_DES_VAMPIRES as NUIT
+from companion.games.nuit.turn import waiting_for as nuit_waiting
+from companion.games.vampir import VAMPIR
 from companion.sim.players import garlic as garlic_players
 from companion.sim.players import nuit as nuit_players
+from companion.sim.players import vampir as vampir_players
 from tests.support.browser import PHONE_SIZE, PLAYER_NAMES, Scene, Screen, holding
 
 pytestmark = pytest.mark.browser
@@ -323,4 +326,122 @@ def test_a_vampir_hand_shows_only_while_held_or_opened_to_play_on_its_turn(scene
     first.page.locator("#vampir-choose .v-pick").first.wait_for(state="detached", timeout=2000)
     back_from_background(first)
     assert first.page.locator("#show-hand").is_visible(), "back from the background: closed, to be opened again"
+    no_script_errors(scene)
+
+
+# ------------------------------------------------------------------------------- widths
+
+WIDTHS = (320, 360, 390, 430)
+GAMES = ("dice-tray", "buzzer-quiz", "garlic-slap", "nuit-des-vampires", "vampir")
+
+# Whatever sticks out of the phone's screen: the page's own width, and each element whose box
+# reaches past the right or the left edge (named, with its box and the start of its text); not
+# what is wholly left of the screen on purpose (the skip link until it has the focus).
+WIDER_JS = """() => {
+  const width = document.documentElement.clientWidth;
+  const name = (e) => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "")
+    + (typeof e.className === "string" && e.className ? "." + e.className.trim().split(/\\s+/).join(".") : "");
+  const out = [];
+  for (const e of document.querySelectorAll("body *")) {
+    const r = e.getBoundingClientRect();
+    if (!r.width || !r.height) continue;
+    if (r.right <= 0) continue;
+    const text = (e.innerText || e.textContent || "").trim().slice(0, 40);
+    const box = `[${Math.round(r.left)}..${Math.round(r.right)}]`;
+    if (r.right > width + 0.5 || r.left < -0.5) out.push(`${name(e)} ${box} "${text}"`);
+  }
+  const first = [...document.querySelectorAll("body *")].find((e) => e.getBoundingClientRect().right > width + 0.5);
+  const chain = [];
+  for (let e = first; e && e !== document.body; e = e.parentElement)
+    chain.push(`${name(e)}(${getComputedStyle(e).display} ${Math.round(e.getBoundingClientRect().width)})`);
+  return { page: document.documentElement.scrollWidth, width, wider: out, chain: chain.join(" < ") };
+}"""
+
+
+def text_size(phone: Screen, percent: int) -> None:
+    """The reader's text size: the root font size at `percent` of the page's own."""
+    phone.page.evaluate("""(percent) => {
+      const root = document.documentElement;
+      root.style.fontSize = "";
+      if (percent !== 100) root.style.fontSize = `${parseFloat(getComputedStyle(root).fontSize) * percent / 100}px`;
+    }""", percent)
+
+
+def too_wide(phone: Screen, what: str) -> list[str]:
+    """Each width and text size at which the phone's page is wider than the phone, and what sticks out."""
+    problems = []
+    for width in WIDTHS:
+        phone.page.set_viewport_size({"width": width, "height": PHONE_SIZE["height"]})
+        for percent in (100, 200):
+            text_size(phone, percent)
+            phone.page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+            found = phone.page.evaluate(WIDER_JS)
+            if found["page"] > width or found["wider"]:
+                problems.append(f"{what} at {width} px, text {percent} %: page {found['page']} px; "
+                                f"{found['wider'][:6]}; in {found['chain']}")
+    text_size(phone, 100)
+    return problems
+
+
+def moments(players: int) -> list[tuple[str, Any, Any, int]]:
+    """Moments of random games on the pure rules (the first of each phase and stage), each as
+    (game, definition, state, seat whose phone shows it): the one to act when someone must."""
+    found: dict[tuple[Any, ...], tuple[str, Any, Any, int]] = {}
+
+    def keep(key: tuple[Any, ...], game: str, definition: Any, state: Any, who: int | None) -> None:
+        found.setdefault((game, *key), (game, definition, state, who or 1))
+
+    for seed in range(2):
+        garlic_players.play_game(players, {}, seed, check=lambda state, _event: keep(
+            (state.phase, bool(state.penalties)), GARLIC_SLAP.id, GARLIC_SLAP, state,
+            state.turn.get("seat") or (state.penalties[0].seat if state.penalties else None)))
+        nuit_players.play_game(players, {}, seed.to_bytes(8, "big") * 4, random.Random(seed),
+                               check=lambda _before, state, _event: keep(
+            (state.phase, state.stage()), NUIT.id, NUIT, state, (nuit_waiting(state) or [None])[0]))
+        if players >= 3:
+            vampir_players.play_game(min(players, 5), {}, seed.to_bytes(8, "big") * 4, random.Random(seed),
+                                     check=lambda _before, state, _event: keep(
+                (state.phase, state.stage), VAMPIR.id, VAMPIR, state, state.current))
+    return list(found.values())
+
+
+@pytest.mark.slow
+def test_no_phone_page_is_wider_than_the_phone(scene: Scene) -> None:
+    problems: list[str] = []
+    for game in GAMES:
+        if scene.view()["game"]["game"] != game:
+            start(scene, game)
+        pic = scene.view()["game"]["view"]
+        current = pic.get("current") if game == "vampir" else None
+        for phone in scene.phones[:2] if current is None else [p for p in scene.phones if p.seat == current]:
+            for lang in ("en", "fr"):
+                phone.page.goto(f"{scene.service.base}/me?lang={lang}")
+                phone.page.locator("#link:not(.down)").wait_for()
+                phone.page.locator("#game > *").first.wait_for()
+                if current is not None:
+                    phone.page.locator("#show-hand").click()
+                    phone.page.locator("#vampir-choose .v-pick").first.wait_for()
+                problems += too_wide(phone, f"{game} {lang} {phone.name}")
+    phone = scene.phones[0]
+    for lang in ("en", "fr"):
+        phone.page.goto(f"{scene.service.base}/me?lang={lang}")
+        phone.page.locator("#link:not(.down)").wait_for()
+        for players in (3, 6):
+            for game, definition, state, who in moments(players):
+                viewer = seat_viewer(who)
+                draw_seat_view(phone, game, definition.view(state, viewer), who, action_list(definition, state, viewer))
+                stage = getattr(state, "stage", None)
+                stage = stage() if callable(stage) else stage
+                problems += too_wide(phone, f"{game} {lang} {players} players, {state.phase} {stage or ''}")
+        state, looker = garlic_moon_look()
+        viewer = seat_viewer(looker)
+        draw_seat_view(phone, GARLIC_SLAP.id, GARLIC_SLAP.view(state, viewer), looker,
+                       action_list(GARLIC_SLAP, state, viewer))
+        with holding(phone, "garlic-look"):
+            problems += too_wide(phone, f"garlic moon look {lang}")
+        state, peeker = nuit_peek()
+        draw_seat_view(phone, NUIT.id, NUIT.view(state, seat_viewer(peeker)), peeker, [])
+        with holding(phone, "nuit-peeked"):
+            problems += too_wide(phone, f"nuit peek {lang}")
+    assert not problems, "\n".join(problems)
     no_script_errors(scene)
