@@ -88,6 +88,27 @@
       el("a", { class: "button", href: "/join" }, ui.go_join)));
   }
 
+  // Each cell of a table in the game names its column (data-label): on a screen too narrow for the
+  // table, the rows stack and every value says whose it is (companion.css). Games redraw parts of
+  // themselves, so the labels follow every change.
+  function labelCells(root) {
+    for (const table of root.querySelectorAll("table")) {
+      const head = table.tHead && table.tHead.rows[table.tHead.rows.length - 1];
+      if (!head) continue;
+      const names = [...head.cells].map((c) => c.textContent.trim());
+      for (const body of [...table.tBodies, table.tFoot].filter(Boolean)) {
+        for (const row of body.rows) {
+          let column = 0;
+          for (const cell of row.cells) {
+            if (cell.tagName === "TD" && cell.colSpan === 1 && names[column]) cell.dataset.label = names[column];
+            column += cell.colSpan;
+          }
+        }
+      }
+    }
+  }
+  new MutationObserver(() => labelCells($("game"))).observe($("game"), { childList: true, subtree: true });
+
   render(current);
   C.follow("me", render, revoked);
 })(window.Companion);
