@@ -141,6 +141,17 @@ def test_a_refused_command_shows_its_reason_inside_the_screen(scene: Scene) -> N
     no_script_errors(scene)
 
 
+def test_the_host_consoles_refusal_shows_inside_its_screen_too(scene: Scene) -> None:
+    host = scene.host
+    host.page.set_viewport_size(PHONE_SIZE)                # a host runs the table from a phone too
+    second = host.page.locator("#host-seats li").nth(1)
+    second.scroll_into_view_if_needed()
+    second.locator("input").fill(PLAYERS[0])           # the first player's name, for the second seat
+    second.locator("button[type=submit]").click()
+    seen(host, "#error", PLAYERS[0])
+    no_script_errors(scene)
+
+
 def test_a_tap_made_offline_says_it_was_not_sent_inside_the_screen(scene: Scene) -> None:
     phone = scene.phones[1]
     phone.page.set_viewport_size(PHONE_SIZE)
