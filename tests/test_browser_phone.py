@@ -109,15 +109,22 @@ def test_the_offline_event_alone_says_the_link_is_down_at_once_and_clears_when_b
     no_script_errors(scene)
 
 
+@pytest.mark.slow
 def test_a_silent_link_is_told_within_seconds_and_a_quiet_table_is_not(scene: Scene) -> None:
     phone, other = scene.phones[:2]
     assert phone.link is not None
+    phone.page.set_viewport_size(PHONE_SIZE)
+    scene.wait_until_settled()
     stays_up(phone, 8.0)                 # nothing happens at the table for eight seconds
     phone.link.silence()                 # the socket stays open; nothing arrives any more
     wait_link(phone, up=False, within_s=TELLS_WITHIN_S)
     assert phone.page.locator("#offline").is_visible()
     phone.page.wait_for_timeout(2000)
     assert link_says(phone) == "down:reconnecting…", "still silent: the header must not say connected"
+    # A tap into the silence: no answer comes, and the phone says so rather than nothing.
+    phone.page.locator("#roll-me").click()
+    seen(phone, "#error", "No answer", within_s=13.0)
+    assert link_says(phone) == "down:reconnecting…"
     assert link_says(other) == "up:connected", "the other phone's link is fine"
     phone.link.plug()
     wait_link(phone, up=True, within_s=BACK_WITHIN_S)
