@@ -212,6 +212,24 @@ def held_and_released(phone: Screen, peek: str, secret: str, words: list[str]) -
         assert count and seen_words == words, f"{phone.name} while held: {count} × {secret}, words {seen_words}/{words}"
     page.locator(secret).first.wait_for(state="detached", timeout=2000)
     assert shown() == (0, []), f"{phone.name} still shows {secret} after release: {shown()}"
+    # A finger (touch events, as on the phone): shown while it rests on the control, gone when lifted.
+    box = page.locator(f'button.peek[data-peek="{peek}"]').bounding_box()
+    assert box is not None
+    touch = phone.context.new_cdp_session(page)
+    point = [{"x": box["x"] + box["width"] / 2, "y": box["y"] + box["height"] / 2}]
+    touch.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": point})
+    page.locator(secret).first.wait_for(state="visible", timeout=2000)
+    page.wait_for_timeout(600)                               # a long press: still shown, no menu
+    assert page.locator(secret).first.is_visible()
+    touch.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    page.locator(secret).first.wait_for(state="detached", timeout=2000)
+    touch.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": point})
+    page.locator(secret).first.wait_for(state="visible", timeout=2000)
+    away = [{"x": point[0]["x"], "y": box["y"] - 40}]             # the finger slides off the control
+    touch.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": away})
+    page.locator(secret).first.wait_for(state="detached", timeout=2000)
+    touch.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    touch.detach()
     # The keyboard: Space held on the control shows it, its release hides it.
     page.locator(f'button.peek[data-peek="{peek}"]').focus()
     page.keyboard.down(" ")

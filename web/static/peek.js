@@ -26,7 +26,8 @@
     const region = `peek-${id}`;
     const button = el("button", { type: "button", class: "peek", "aria-controls": region, "aria-expanded": "false",
       "data-peek": id }, label || ui.hold_to_peek);
-    const shown = el("div", { id: region, class: "private-content", hidden: true });
+    // Read out as it appears, for a player with a screen reader (and headphones) holding it.
+    const shown = el("div", { id: region, class: "private-content", "aria-live": "polite", hidden: true });
     const box = el("div", { class: "peek-box", "data-peek": id }, button, shown);
     draws.set(box, () => {
       const open = held === id;
@@ -38,6 +39,8 @@
     button.addEventListener("pointerdown", (e) => {
       if (e.button > 0) return;   // a right click is not a hold
       e.preventDefault();         // no text selection, no long-press menu
+      // A finger is captured by what it touched: let go, so that sliding off the control hides it.
+      if (button.hasPointerCapture(e.pointerId)) button.releasePointerCapture(e.pointerId);
       hold(id, e.pointerId);
     });
     button.addEventListener("pointerleave", (e) => { if (holder === e.pointerId) release(); });
