@@ -481,3 +481,22 @@ def test_no_phone_page_is_wider_than_the_phone(scene: Scene) -> None:
             problems += too_wide(phone, f"nuit peek {lang}")
     assert not problems, "\n".join(problems)
     no_script_errors(scene)
+
+
+@pytest.mark.slow
+def test_a_vampir_hand_opened_to_play_closes_when_the_phone_lies_untouched(scene: Scene) -> None:
+    start(scene, "vampir")
+    pic = scene.wait_for_view(lambda v: v["game"]["view"]["phase"] == "turn")["game"]["view"]
+    phone = next(p for p in scene.phones if p.seat == pic["current"])
+    phone.page.set_viewport_size(PHONE_SIZE)
+    phone.page.locator("#show-hand").click()
+    picks = phone.page.locator("#vampir-choose .v-pick")
+    picks.first.wait_for()
+    phone.page.wait_for_timeout(20_000)
+    picks.first.click()                        # still in use: a touch keeps it open
+    phone.page.wait_for_timeout(20_000)
+    assert picks.count(), "touched 20 s ago: still open"
+    picks.first.wait_for(state="detached", timeout=15_000)
+    assert phone.page.locator("#show-hand").is_visible()
+    assert phone.page.locator(".v-pick[aria-pressed='true'], .v-card.picked").count() == 0, "the picks went with it"
+    no_script_errors(scene)
