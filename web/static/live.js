@@ -165,7 +165,7 @@ window.Companion = (function () {
     let beatMs = 5000;
     let heard = Date.now();
     const hear = () => { heard = Date.now(); };
-    const silentFor = () => Date.now() - heard;
+    const tooQuiet = () => Date.now() - heard > 2 * beatMs + 1000;
 
     async function checkSeat() {
       // A closed stream may mean our credentials are gone (seat rebound, host signed out).
@@ -210,7 +210,7 @@ window.Companion = (function () {
     }
 
     function resync() {
-      if (source && source.readyState !== EventSource.CLOSED && silentFor() <= 2 * beatMs + 1000) { checkSeat(); return; }
+      if (source && source.readyState !== EventSource.CLOSED && !tooQuiet()) { checkSeat(); return; }
       if (source) setLink(false);  // woken after a long sleep: the old stream is not to be trusted
       connect();
     }
@@ -222,7 +222,7 @@ window.Companion = (function () {
     window.addEventListener("offline", () => { stop(); setLink(false); });
     // A silent link: say so, and start a new stream (which will answer once the link is back).
     setInterval(() => {
-      if (source && !document.hidden && silentFor() > 2 * beatMs + 1000) { setLink(false); connect(); }
+      if (source && !document.hidden && tooQuiet()) { setLink(false); connect(); }
     }, 500);
     // A watchdog for browsers that give up on a stream for good.
     setInterval(() => { if (!source || source.readyState === EventSource.CLOSED) connect(); }, 5000);
