@@ -428,16 +428,18 @@ def moments(players: int) -> list[tuple[str, Any, Any, int]]:
         found.setdefault((game, *key), (game, definition, state, who or 1))
 
     for seed in range(2):
-        garlic_players.play_game(players, {}, seed, check=lambda state, _event: keep(
-            (state.phase, bool(state.penalties)), GARLIC_SLAP.id, GARLIC_SLAP, state,
-            state.turn.get("seat") or (state.penalties[0].seat if state.penalties else None)))
+        for mode in ("deck", "physical"):            # the companion's cards, or the real ones
+            garlic_players.play_game(players, {"mode": mode}, seed, check=lambda state, _event, mode=mode: keep(
+                (mode, state.phase, bool(state.penalties)), GARLIC_SLAP.id, GARLIC_SLAP, state,
+                state.turn.get("seat") or (state.penalties[0].seat if state.penalties else None)))
         nuit_players.play_game(players, {}, seed.to_bytes(8, "big") * 4, random.Random(seed),
                                check=lambda _before, state, _event: keep(
             (state.phase, state.stage()), NUIT.id, NUIT, state, (nuit_waiting(state) or [None])[0]))
         if players >= 3:
-            vampir_players.play_game(min(players, 5), {}, seed.to_bytes(8, "big") * 4, random.Random(seed),
-                                     check=lambda _before, state, _event: keep(
-                (state.phase, state.stage), VAMPIR.id, VAMPIR, state, state.current))
+            for cards in ("digital", "physical"):
+                vampir_players.play_game(min(players, 5), {"cards": cards}, seed.to_bytes(8, "big") * 4,
+                                         random.Random(seed), check=lambda _before, state, _event, cards=cards: keep(
+                    (cards, state.phase, state.stage), VAMPIR.id, VAMPIR, state, state.current))
     return list(found.values())
 
 
