@@ -116,7 +116,8 @@ def you_values(value: Any) -> list[Any]:
 
 def received_views(records: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], Any]]:
     """Each record with what the page held after it: whole views as sent, patches applied to the
-    previous view of the same stream, other bodies (boot views, fetch answers) as sent."""
+    previous view of the same stream, other bodies (boot views, fetch answers, a stream's "alive"
+    and "ping" events) as sent."""
     streams: dict[tuple[str, str], Any] = {}
     for record in records:
         data = parsed(record)

@@ -27,6 +27,7 @@ from tests.support.browser import (
     Scene,
     Screen,
     fits,
+    holding,
     picture,
     shoot,
     switch_language,
@@ -269,8 +270,12 @@ def test_three_phones_play_la_nuit_des_vampires_to_the_tomato(scene: Scene, arti
             if know.tomato is None and unknown:
                 tower = unknown[0]
                 tap(scene, phone, "peek", {"tower": tower})
-                wait_on(phone, f"#nuit-peeked li[data-tower='{tower}']", "the peek")
-                content = phone.page.locator(f"#nuit-peeked li[data-tower='{tower}']").get_attribute("data-content")
+                wait_on(phone, "#nuit-peeked button.peek", "the peek's hold-to-peek control")
+                assert phone.page.locator("#nuit-peeked li").count() == 0, "the peek is not drawn until held"
+                with holding(phone, "nuit-peeked"):
+                    wait_on(phone, f"#nuit-peeked li[data-tower='{tower}']", "the held peek")
+                    content = phone.page.locator(f"#nuit-peeked li[data-tower='{tower}']").get_attribute("data-content")
+                phone.page.locator("#nuit-peeked li").first.wait_for(state="detached")
                 assert content in ("onion", "tomato")
                 (know.onions.add(tower) if content == "onion" else setattr(know, "tomato", tower))
                 know.peeks.append((seat, tower, f"tower-{tower}-{content}"))

@@ -29,6 +29,7 @@ from tests.support.browser import (
     Screen,
     everywhere,
     fits,
+    holding,
     on_the_tv,
     picture,
     shoot,
@@ -161,16 +162,12 @@ def play_turn(scene: Scene, phone: Screen, pic: dict[str, Any], own: set[str]) -
 
 def peek_shot(scene: Scene, phone: Screen, artifacts: Path) -> None:
     """Hold to peek: the hand shows while the button is held, and hides on release."""
-    peek = phone.page.locator("#peek")
-    peek.scroll_into_view_if_needed()
-    box = peek.bounding_box()
-    assert box is not None
-    phone.page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    phone.page.mouse.down()
-    wait_on(phone, "#private-content #vampir-hand .v-card", "the held hand")
-    shoot(phone, artifacts / "vampir-phone-peek-en.png")
-    phone.page.mouse.up()
-    phone.page.locator("#private-content").wait_for(state="hidden")
+    assert phone.page.locator("#vampir-hand").count() == 0, "the hand is not drawn until held"
+    with holding(phone, "private"):
+        wait_on(phone, "#peek-private #vampir-hand .v-card", "the held hand")
+        shoot(phone, artifacts / "vampir-phone-peek-en.png")
+    phone.page.locator("#peek-private").wait_for(state="hidden")
+    assert phone.page.locator("#vampir-hand").count() == 0, "released: the hand is gone"
 
 
 def test_three_phones_play_a_round_of_vampir_to_its_scoring(scene: Scene, artifacts: Path) -> None:

@@ -88,7 +88,7 @@ CONNECT_TIMEOUT_S = 20.0
 SYNC_TIMEOUT_S = 20.0
 VIEW_MATCH_TIMEOUT_S = 15.0
 """A page's view may lag a fresh one by what changes outside the log (a phone's measured precision)
-until the stream's next heartbeat (5 s): compare until they match, this long at most."""
+until the stream's next heartbeat (2 s): compare until they match, this long at most."""
 MAX_UNEXPECTED = 50
 """The load stops early after this many unexpected answers (the service is down, say)."""
 RSS_BOUND_KB = 8 * 1024

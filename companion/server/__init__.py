@@ -28,7 +28,7 @@ def create_app(service: Service, base_url: str, test_config: Mapping[str, Any] |
         MAX_CONTENT_LENGTH=64 * 1024,
         BASE_URL=base_url,
         LONG_POLL_MAX_S=25.0,
-        STREAM_HEARTBEAT_S=5.0,
+        STREAM_HEARTBEAT_S=2.0,
         JOIN_BURST=10,
         JOIN_PER_MINUTE=10.0,
         SEND_FILE_MAX_AGE_DEFAULT=0,

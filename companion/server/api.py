@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import time
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -111,6 +112,8 @@ def stream() -> Response:
     seat_cookie = request.cookies.get(SEAT_COOKIE)
     check = signer()
     heartbeat = current_app.config["STREAM_HEARTBEAT_S"]
+    # An event, not a comment: a page hears it, and tells a silent link from a quiet table by it.
+    alive = f"event: alive\ndata: {heartbeat:g}\n\n".encode()
     encoder: SharedEncoder = current_app.extensions["companion.encoder"]
 
     def still_seated() -> bool:
@@ -125,22 +128,29 @@ def stream() -> Response:
         try:
             yield b"retry: 1000\n\n"
             last: dict[str, Any] | None = None
+            sent = time.monotonic()
             while not table.broadcaster.closed:
                 if not still_seated():
                     yield b"event: revoked\ndata: {}\n\n"
                     return
                 revision = table.broadcaster.revision
                 current = table.view(viewer)
-                now = f"event: now\ndata: {clock.now_us()}\n\n".encode()
-                yield (encoder.message(last, current) or b": still here\n\n") + now
+                message = encoder.message(last, current)
+                if message is None and time.monotonic() - sent < heartbeat:
+                    message = b""  # woken for a ping: nothing to say yet
+                elif message is None:
+                    message = alive
+                if message:
+                    yield message + f"event: now\ndata: {clock.now_us()}\n\n".encode()
+                    sent = time.monotonic()
                 last = current
-                wait = heartbeat
+                wait = max(0.0, heartbeat - (time.monotonic() - sent))
                 if viewer.seat is not None and buttons.buzzers_in_use():
                     # A phone buzzer's delay is measured by the server: a ping goes down this
                     # stream, the phone echoes it at once (POST /api/ping); phones.py says when.
                     if buttons.phones.due_in_s(viewer.seat) <= 0:
                         yield f"event: ping\ndata: {buttons.phones.ping(viewer.seat)}\n\n".encode()
-                    wait = min(heartbeat, buttons.phones.due_in_s(viewer.seat))
+                    wait = min(wait, buttons.phones.due_in_s(viewer.seat))
                 table.broadcaster.wait_for_change(revision, wait)
         finally:
             table.presence.leave(viewer)

@@ -159,8 +159,8 @@ class ViewStream(Stream):
                 self.revoked = True
                 self._odd("revoked")
                 continue
-            if not text:
-                self.heartbeats += 1  # ": still here", or the retry line
+            if not text or event == b"alive":
+                self.heartbeats += 1  # the stream's "alive", or the retry line
                 continue
             if event == b"now":
                 self.now_count += 1

@@ -114,7 +114,10 @@ class NetworkLink:
 
     A plain HTTP proxy gets requests in absolute form ("GET http://127.0.0.1:P/path"), which the
     service accepts as they are, so the relay only copies bytes. `unplug()` drops every open
-    connection at once and refuses new ones, as a phone leaving the Wi-Fi; `plug()` undoes it.
+    connection at once and refuses new ones, as a phone leaving the Wi-Fi; `silence()` keeps every
+    connection open but lets no byte through either way, and holds new ones without an answer, as a
+    phone at the edge of the Wi-Fi (nothing tells it the link is gone); `plug()` undoes either (the
+    connections of a silence are dropped then, as they would time out).
     """
 
     def __init__(self, target_port: int) -> None:
@@ -122,6 +125,7 @@ class NetworkLink:
         self._listener = socket.create_server(("127.0.0.1", 0))
         self.port = self._listener.getsockname()[1]
         self._up = True
+        self._silent = False
         self._closed = False
         self._sockets: set[socket.socket] = set()
         self._lock = threading.Lock()
@@ -140,6 +144,11 @@ class NetworkLink:
             if not self._up:
                 _drop(phone)
                 continue
+            if self._silent:  # held open, never answered
+                with self._lock:
+                    self._sockets.add(phone)
+                threading.Thread(target=self._swallow, args=(phone,), daemon=True).start()
+                continue
             try:
                 service = socket.create_connection(("127.0.0.1", self.target_port), timeout=2)
                 service.settimeout(None)
@@ -154,7 +163,8 @@ class NetworkLink:
     def _pump(self, source: socket.socket, sink: socket.socket) -> None:
         try:
             while chunk := source.recv(65536):
-                sink.sendall(chunk)
+                if not self._silent:
+                    sink.sendall(chunk)
         except OSError:
             pass
         finally:
@@ -170,7 +180,24 @@ class NetworkLink:
         for sock in open_sockets:
             _drop(sock)
 
+    def _swallow(self, phone: socket.socket) -> None:
+        try:
+            while phone.recv(65536):
+                pass
+        except OSError:
+            pass
+        finally:
+            with self._lock:
+                self._sockets.discard(phone)
+            _drop(phone)
+
+    def silence(self) -> None:
+        self._silent = True
+
     def plug(self) -> None:
+        if self._silent:
+            self.unplug()
+            self._silent = False
         self._up = True
 
     def close(self) -> None:
@@ -429,6 +456,22 @@ def switch_language(scene: Scene, screens: list[Screen], lang: str, ready: str) 
         screen.page.locator("#link:not(.down)").wait_for()
         screen.page.locator(ready).first.wait_for()
         assert screen.page.locator("html").get_attribute("lang") == lang
+
+
+@contextlib.contextmanager
+def holding(screen: Screen, peek: str) -> Iterator[None]:
+    """A finger (the mouse's button) held down on the hold-to-peek control called `peek` (its
+    data-peek) for the time of the block, and lifted after it."""
+    button = screen.page.locator(f'button.peek[data-peek="{peek}"]')
+    button.scroll_into_view_if_needed()
+    box = button.bounding_box()
+    assert box is not None, f"{screen.name} shows no hold-to-peek control {peek!r}"
+    screen.page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    screen.page.mouse.down()
+    try:
+        yield
+    finally:
+        screen.page.mouse.up()
 
 
 def shoot(screen: Screen, path: Path) -> None:

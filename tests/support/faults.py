@@ -109,7 +109,8 @@ class Stream:
         assert self.response.status == 200, self.response.status
 
     def next(self, within_s: float = 10.0) -> Message:
-        """The next message with data (comments and the retry hint skipped), within `within_s`."""
+        """The next message with data (comments, the retry hint and the "alive" heartbeats skipped),
+        within `within_s`."""
         fields: dict[str, str] = {}
         deadline = time.monotonic() + within_s
         while True:
@@ -120,7 +121,7 @@ class Stream:
                 raise ConnectionError("the stream ended")
             text = line.decode().rstrip("\n")
             if text == "":
-                if "data" in fields:
+                if "data" in fields and fields.get("event") != "alive":
                     raw_id = fields.get("id")
                     return Message(fields.get("event", "message"), int(raw_id) if raw_id else None,
                                    json.loads(fields["data"]))

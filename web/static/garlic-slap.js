@@ -550,7 +550,7 @@
       pass ? el("div", { class: "g-out" }, actionButton(pass, ui.garlic_pass, { id: "garlic-pass" })) : null);
   }
 
-  // The two cards only this phone is shown (S-S7), then swap (or keep them in place, if allowed).
+  // The two cards only this phone is shown (S-S7), while held (peek.js), then swap (or keep them in place, if allowed).
   function moonLook(game, view) {
     const g = game.view;
     const looking = g.looking || [];
@@ -560,8 +560,8 @@
     return el("section", { class: "g-choose look", id: "garlic-choose", "data-phase": g.phase },
       el("h3", {}, ui.garlic_look_title), turnTimer(game),
       el("div", { class: "g-secret" }, el("p", { class: "g-secret-note" }, ui.garlic_look_private),
-        el("div", { class: "g-cards" }, looking.map((card, i) => el("figure", { class: "g-looked" },
-          cardNode({ up: true, ...card }), el("figcaption", {}, where[i] ? position(g, where[i][0], where[i][1]) : ""))))),
+        C.peek({ id: "garlic-look", content: () => el("div", { class: "g-cards" }, looking.map((card, i) => el("figure", { class: "g-looked" },
+          cardNode({ up: true, ...card }), el("figcaption", {}, where[i] ? position(g, where[i][0], where[i][1]) : "")))) })),
       el("div", { class: "button-row" }, swap ? actionButton(swap, ui.garlic_swap, { id: "garlic-swap", class: "primary" }) : null,
         keep ? actionButton(keep, ui.garlic_keep, { id: "garlic-keep" }) : null));
   }

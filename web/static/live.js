@@ -66,23 +66,53 @@ window.Companion = (function () {
   }
   const mySeat = (view) => (view.you ? view.you.seat : null);
 
+  // A refusal or a failed request, where the player looks: a toast fixed in the viewport (every
+  // page's #error), announced by screen readers (role=alert), gone after a while, on a tap, on Escape
+  // or at the next command. `box` is a form's own line, which gets the message as well.
+  const TOAST_MS = 10000;
+  let toastTimer = null;
+  function toast() {
+    let node = $("error");
+    if (!node) {
+      node = el("p", { id: "error", class: "error", role: "alert", hidden: true });
+      document.body.append(node);
+    }
+    if (!node.dataset.toast) {
+      node.dataset.toast = "on";
+      node.classList.add("toast");
+      node.addEventListener("click", () => showError(""));
+      document.addEventListener("keydown", (e) => { if (e.key === "Escape") showError(""); });
+    }
+    return node;
+  }
   function showError(message, box) {
-    const target = box || $("error");
-    if (!target) return;
-    target.textContent = message || "";
-    target.hidden = !message;
+    for (const target of [toast(), box]) {
+      if (!target) continue;
+      target.textContent = message || "";
+      target.hidden = !message;
+    }
+    clearTimeout(toastTimer);
+    if (message) toastTimer = setTimeout(() => showError(""), TOAST_MS);
   }
 
+  // A request that gets no answer within this long is given up (a silent link would hang it).
+  const ANSWER_WITHIN_MS = 10000;
   async function post(path, body) {
+    if (navigator.onLine === false) return { ok: false, error: "offline", message: ui.not_sent_offline };
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), ANSWER_WITHIN_MS);
     try {
       const response = await fetch(path, {
-        method: "POST", credentials: "same-origin", cache: "no-store",
+        method: "POST", credentials: "same-origin", cache: "no-store", signal: abort.signal,
         headers: { "Content-Type": "application/json", "Accept-Language": lang },
         body: JSON.stringify(body || {}),
       });
       return await response.json();
     } catch (err) {
-      return { ok: false, error: "offline", message: ui.reconnecting };
+      if (abort.signal.aborted) return { ok: false, error: "no_answer", message: ui.no_answer };
+      return { ok: false, error: "offline", message: ui.not_sent_offline };
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -142,6 +172,13 @@ window.Companion = (function () {
       onView(view);
     }
 
+    // The server says "alive" every `beat` seconds when nothing else happens: a stream quiet for
+    // two beats and a second is a link gone silent (the socket may stay open for minutes).
+    let beatMs = 5000;
+    let heard = Date.now();
+    const hear = () => { heard = Date.now(); };
+    const tooQuiet = () => Date.now() - heard > 2 * beatMs + 1000;
+
     async function checkSeat() {
       // A closed stream may mean our credentials are gone (seat rebound, host signed out).
       try {
@@ -162,15 +199,25 @@ window.Companion = (function () {
 
     function connect() {
       stop();
+      hear();
       source = new EventSource(`/api/stream?as=${role}`);
-      source.addEventListener("view", (event) => deliver(JSON.parse(event.data)));
-      source.addEventListener("patch", (event) => deliver(applyPatch(current, JSON.parse(event.data))));
+      source.addEventListener("view", (event) => { hear(); deliver(JSON.parse(event.data)); });
+      source.addEventListener("patch", (event) => { hear(); deliver(applyPatch(current, JSON.parse(event.data))); });
       source.addEventListener("revoked", () => { stop(); onRevoked && onRevoked(); });
+      source.addEventListener("alive", (event) => {
+        hear();
+        const beat = Number(event.data);
+        if (beat > 0) beatMs = beat * 1000;
+        setLink(true);
+      });
       // The server times this phone's delay for its buzzer: answer its pings at once.
-      source.addEventListener("ping", (event) => { post("/api/ping", { id: Number(event.data) }); });
+      source.addEventListener("ping", (event) => { hear(); post("/api/ping", { id: Number(event.data) }); });
       // The server's now after each message: countdowns count to its deadlines (countdown.js).
-      source.addEventListener("now", (event) => { if (window.Companion.clock) window.Companion.clock.heard(Number(event.data)); });
-      source.onopen = () => setLink(true);
+      source.addEventListener("now", (event) => {
+        hear();
+        if (window.Companion.clock) window.Companion.clock.heard(Number(event.data));
+      });
+      source.onopen = () => { hear(); setLink(true); };
       source.onerror = () => {
         setLink(false);
         if (source && source.readyState === EventSource.CLOSED) {
@@ -180,13 +227,20 @@ window.Companion = (function () {
     }
 
     function resync() {
-      if (!source || source.readyState === EventSource.CLOSED) connect();
-      else checkSeat();
+      if (source && source.readyState !== EventSource.CLOSED && !tooQuiet()) { checkSeat(); return; }
+      if (source) setLink(false);  // woken after a long sleep: the old stream is not to be trusted
+      connect();
     }
 
     document.addEventListener("visibilitychange", () => { if (!document.hidden) resync(); });
     window.addEventListener("pageshow", (event) => { if (event.persisted) resync(); });
     window.addEventListener("online", resync);
+    // The browser knows first: no network, no link (and no stream to trust until it is back).
+    window.addEventListener("offline", () => { stop(); setLink(false); });
+    // A silent link: say so, and start a new stream (which will answer once the link is back).
+    setInterval(() => {
+      if (source && !document.hidden && tooQuiet()) { setLink(false); connect(); }
+    }, 500);
     // A watchdog for browsers that give up on a stream for good.
     setInterval(() => { if (!source || source.readyState === EventSource.CLOSED) connect(); }, 5000);
     connect();

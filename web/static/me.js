@@ -3,19 +3,19 @@
 (function (C) {
   const { $, el, ui } = C;
   let current = C.boot.view;
-  let peeking = false;
 
+  // The game's secrets for this seat (a hand), behind hold-to-peek (peek.js): one control for the
+  // page's life, so a finger or a key holding it is not lost when a new view arrives.
+  let secret = () => null;
+  $("private-box").append(C.peek({ id: "private", content: () => secret() || el("p", { class: "muted" }, ui.nothing_private) }));
   function renderPrivate() {
     const game = current.game;
+    const shown = current;
     const screens = game && C.games[game.game];
-    const content = screens && screens.private ? screens.private(game, current) : null;
     // A game with nothing private (the quiz) has no peek control at all.
     document.querySelector(".private").hidden = !!(game && screens && !screens.private);
-    const box = $("private-content");
-    box.replaceChildren(content || el("p", { class: "muted" }, ui.nothing_private));
-    box.hidden = !peeking;
-    $("peek").setAttribute("aria-expanded", String(peeking));
-    $("peek").classList.toggle("active", peeking);
+    secret = () => (screens && screens.private ? screens.private(game, shown) : null);
+    C.redrawPeeks();
   }
 
   function render(view) {
@@ -43,21 +43,6 @@
     renderPrivate();
     contribute(view);
   }
-
-  // Hold to peek: shown only while pressed, hidden on release, on leaving, and when the page hides.
-  function peek(on) { if (peeking !== on) { peeking = on; renderPrivate(); } }
-  const button = $("peek");
-  button.addEventListener("pointerdown", (e) => {
-    e.preventDefault();
-    peek(true);
-    try { button.setPointerCapture(e.pointerId); } catch (err) { /* release still hides it */ }
-  });
-  for (const type of ["pointerup", "pointercancel", "lostpointercapture", "blur"]) button.addEventListener(type, () => peek(false));
-  button.addEventListener("keydown", (e) => { if (e.key === " " || e.key === "Enter") { e.preventDefault(); peek(true); } });
-  button.addEventListener("keyup", () => peek(false));
-  button.addEventListener("contextmenu", (e) => e.preventDefault());
-  document.addEventListener("visibilitychange", () => { if (document.hidden) peek(false); });
-  window.addEventListener("pagehide", () => peek(false));
 
   // This phone's own randomness for the game: commit to 32 bytes first, reveal them afterwards.
   const contributed = new Set();
@@ -102,6 +87,27 @@
       el("h2", {}, ui.seat_moved_title), el("p", {}, ui.seat_moved),
       el("a", { class: "button", href: "/join" }, ui.go_join)));
   }
+
+  // Each cell of a table in the game names its column (data-label): on a screen too narrow for the
+  // table, the rows stack and every value says whose it is (companion.css). Games redraw parts of
+  // themselves, so the labels follow every change.
+  function labelCells(root) {
+    for (const table of root.querySelectorAll("table")) {
+      const head = table.tHead && table.tHead.rows[table.tHead.rows.length - 1];
+      if (!head) continue;
+      const names = [...head.cells].map((c) => c.textContent.trim());
+      for (const body of [...table.tBodies, table.tFoot].filter(Boolean)) {
+        for (const row of body.rows) {
+          let column = 0;
+          for (const cell of row.cells) {
+            if (cell.tagName === "TD" && cell.colSpan === 1 && names[column]) cell.dataset.label = names[column];
+            column += cell.colSpan;
+          }
+        }
+      }
+    }
+  }
+  new MutationObserver(() => labelCells($("game"))).observe($("game"), { childList: true, subtree: true });
 
   render(current);
   C.follow("me", render, revoked);

@@ -2,7 +2,7 @@
 // the real board; the companion keeps the bottles, the magic cards, the fate stacks, the hidden
 // tomato, the dice and the duels. The TV shows every public fact; a phone shows its player's
 // ledger and the choice the turn waits for; a Flying Vampire's peek is drawn on the peeker's phone
-// alone (the server sends it to nobody else).
+// alone (the server sends it to nobody else), and there only while its player holds it.
 "use strict";
 (function (C) {
   const { el, svg, ui, fill } = C;
@@ -542,14 +542,15 @@
     }
   }
 
-  // The peek: what this seat alone saw in a tower (the server sends it to this phone only).
+  // The peek: what this seat alone saw in a tower (the server sends it to this phone only), drawn
+  // only while the player holds it (peek.js): a glance at the phone on the table tells nothing.
   function peeked(g) {
     const list = (g.peeked || []);
     if (!list.length) return null;
     return el("section", { class: "n-secret", id: "nuit-peeked" }, el("h3", {}, ui.nuit_peek_secret),
-      el("ul", {}, list.map((t) => el("li", { "data-tower": String(t.tower), "data-content": t.content },
+      C.peek({ id: "nuit-peeked", content: () => el("ul", {}, list.map((t) => el("li", { "data-tower": String(t.tower), "data-content": t.content },
         t.content === "tomato" ? tomato() : onion(),
-        fill(t.content === "tomato" ? ui.nuit_peek_tomato : ui.nuit_peek_onion, { n: t.tower })))),
+        fill(t.content === "tomato" ? ui.nuit_peek_tomato : ui.nuit_peek_onion, { n: t.tower })))) }),
       el("p", { class: "hint" }, ui.nuit_peek_private));
   }
 

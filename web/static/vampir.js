@@ -1,6 +1,7 @@
 // Vampir (Knizia): the companion is the deck. The TV shows the six location piles, every hunt, the
 // hand sizes, the draw pile and the scoring colour by colour; a phone shows its own hand (behind
-// hold-to-peek, and opened by its player to play) and offers only the moves the rules allow now,
+// hold-to-peek, and opened by its player to play on their turn, closing by itself when the turn
+// ends, the phone sleeps or lies untouched) and offers only the moves the rules allow now,
 // with the reason when one is not. With the real cards, each phone enters its hunts at the end.
 // Every card shows its colour's name and its location's icon as well as the colour: the printed
 // colours are hard to tell apart in dim light.
@@ -234,6 +235,26 @@
   let autoOpened = false;
   let redraw = () => {};
 
+  // The hand opened to play is the player's own choice, on their turn only, and it closes by itself:
+  // at the end of the turn, when the phone goes to the background, and after a while untouched (a
+  // phone put down on the table mid-turn). Picks go with it: the move buttons name the picked cards.
+  const IDLE_HIDE_MS = 30000;
+  let idleTimer = null;
+  function closeHand() {
+    clearTimeout(idleTimer);
+    idleTimer = null;
+    if (!open) return;
+    open = false;
+    picked.clear();
+    redraw();
+  }
+  function armIdle() {
+    clearTimeout(idleTimer);
+    idleTimer = open ? setTimeout(closeHand, IDLE_HIDE_MS) : null;
+  }
+  C.onBackground(closeHand);
+  for (const type of ["pointerdown", "keydown"]) document.addEventListener(type, () => { if (open) armIdle(); }, true);
+
   function handCards(g, hand, selectable) {
     if (!hand.length) return el("p", { class: "muted" }, ui.vampir_empty_hand);
     const groups = [...COLOURS, null].map((colour) => hand.filter((c) => c.colour === colour)).filter((x) => x.length);
@@ -282,12 +303,12 @@
   function picker(g) {
     if (!open) {
       return el("div", { class: "v-open-line" }, el("button", { type: "button", id: "show-hand", class: "primary",
-        onclick: () => { open = true; redraw(); } }, ui.vampir_show_hand), el("p", { class: "hint" }, ui.vampir_show_hint));
+        onclick: () => { open = true; armIdle(); redraw(); } }, ui.vampir_show_hand), el("p", { class: "hint" }, ui.vampir_show_hint));
     }
     return el("div", { class: "v-picker" },
       el("p", { class: "hint" }, g.stage === "choose" ? ui.vampir_pick_take : ui.vampir_pick_hint),
       handCards(g, g.hand, true),
-      el("button", { type: "button", class: "v-hide", onclick: () => { open = false; picked.clear(); redraw(); } }, ui.vampir_hide_hand));
+      el("button", { type: "button", class: "v-hide", onclick: closeHand }, ui.vampir_hide_hand));
   }
 
   function turnChoices(game, g, view) {
@@ -388,10 +409,12 @@
       const g = game.view;
       const key = `${g.round}:${g.turns}:${g.current}`;
       if (key !== turnKey) { turnKey = key; picked = new Set(); open = false; autoOpened = false; }
+      if (g.phase !== "turn" || g.current !== me(view)) open = false;
       if (g.stage === "drawn" && g.current === me(view) && !autoOpened) {
-        // This player just drew: their hand opens by itself, the new cards marked.
+        // This player just drew (with a tap on this phone): their hand opens by itself, the new cards marked.
         open = true; autoOpened = true;
       }
+      if (open !== (idleTimer !== null)) armIdle();
       for (const token of [...picked]) if (!g.hand.some((c) => c.card === token)) picked.delete(token);
       const mine = g.players.find((p) => p.seat === me(view));
       container.replaceChildren(el("div", { class: `vampir vampir-phone phase-${g.phase}`, "data-position": String(view.position) },
