@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+
 import pytest
 from playwright.sync_api import Browser, Page
 
@@ -54,8 +55,10 @@ CHECK_JS = r"""(smallest) => {
     }
     return parts.join(" > ");
   };
-  const say = (e, what, text) => problems.push(
-    `${what}: ${path(e)} "${(text || e.textContent || e.getAttribute("aria-label") || "").trim().replace(/\s+/g, " ").slice(0, 60)}"`);
+  const words = (e, text) => (text || e.textContent || e.getAttribute("aria-label") || "")
+    .trim().replace(/\s+/g, " ").slice(0, 60);
+  const say = (e, what, text) => problems.push(`${what}: ${path(e)} "${words(e, text)}"`);
+  const box = (r) => `(${Math.round(r.left)},${Math.round(r.top)})-(${Math.round(r.right)},${Math.round(r.bottom)})`;
   const W = innerWidth, H = innerHeight;
   const doc = document.documentElement;
   if (doc.scrollHeight > H + 1 || doc.scrollWidth > W + 1)
@@ -82,9 +85,11 @@ CHECK_JS = r"""(smallest) => {
     const rects = [...range.getClientRects()].filter((r) => r.width > 0.5 && r.height > 0.5);
     if (!rects.length) continue;
     const size = parseFloat(getComputedStyle(e).fontSize);
-    if (size < smallest - 0.05 && !seen.has(e)) say(e, `text of ${size.toFixed(1)} px, below ${smallest} px`, node.textContent);
+    if (size < smallest - 0.05 && !seen.has(e)) {
+      say(e, `text of ${size.toFixed(1)} px, below ${smallest} px`, node.textContent);
+    }
     for (const r of rects) {
-      if (!within(r)) { say(e, `text outside the screen (${Math.round(r.left)},${Math.round(r.top)})-(${Math.round(r.right)},${Math.round(r.bottom)})`, node.textContent); break; }
+      if (!within(r)) { say(e, `text outside the screen ${box(r)}`, node.textContent); break; }
       const why = onTop(e, r.left + r.width / 2, r.top + r.height / 2);
       if (why) { say(e, `text ${why}`, node.textContent); break; }
     }
@@ -96,7 +101,7 @@ CHECK_JS = r"""(smallest) => {
     if (!e.checkVisibility({ visibilityProperty: true })) continue;
     const r = e.getBoundingClientRect();
     if (r.width < 1 || r.height < 1) continue;
-    if (!within(r)) { say(e, `picture outside the screen (${Math.round(r.left)},${Math.round(r.top)})-(${Math.round(r.right)},${Math.round(r.bottom)})`); continue; }
+    if (!within(r)) { say(e, `picture outside the screen ${box(r)}`); continue; }
     const why = onTop(e, r.left + r.width / 2, r.top + r.height / 2);
     if (why) say(e, `picture ${why}`);
   }

@@ -114,7 +114,8 @@ class MidGame:
              timeout_s: float = 60) -> int:
         """Up to `moves` random allowed moves (weighted by `prefer`, by action name; 1 otherwise);
         when nobody may act (a reaction round is open, a timer runs), and otherwise with the chance
-        `press`, a random seat presses its button and the service is given a moment. Stops early when the game ends. The moves made."""
+        `press`, a random seat presses its button and the service is given a moment. Stops early
+        when the game ends. The moves made."""
         weights = dict(prefer or {})
         made = 0
         deadline = time.monotonic() + timeout_s

@@ -1,7 +1,24 @@
-// The table display: public view only, made to be read from across the room.
+// The table display: public view only, made to be read from across the room. A TV in kiosk mode
+// cannot scroll, so the page is laid out for the screen it has (see the TV section of
+// companion.css): once a game runs, the join QR code and the seat list step aside to a corner; a
+// tap on them, or a phone joining, brings the QR code back large for a while.
 "use strict";
 (function (C) {
   const { $, el, ui } = C;
+  const LARGE_QR_MS = 30000;
+  let largeUntil = 0;
+  let largeTimer = null;
+  let seatedBefore = null;
+
+  function seated(view) { return view.table.seats.filter((s) => s.name).length; }
+
+  // The QR code large for a while (a tap, or a phone that just joined), then back in its corner.
+  function showLargeQr(on) {
+    clearTimeout(largeTimer);
+    largeUntil = on ? Date.now() + LARGE_QR_MS : 0;
+    if (on) largeTimer = setTimeout(() => showLargeQr(false), LARGE_QR_MS);
+    document.body.classList.toggle("qr-large", on);
+  }
 
   function render(view) {
     C.renderTitle(view);
@@ -15,14 +32,29 @@
         s.connected ? `● ${ui.online}` : `○ ${ui.away}`) : null)));
     $("fairness").replaceChildren(...[C.fairness(view)].filter(Boolean));
     const game = view.game;
+    const running = !!game && !game.ended;
+    document.body.classList.toggle("playing", running);
+    document.body.dataset.game = game ? game.game : "";
+    const count = seated(view);
+    if (running && seatedBefore !== null && count > seatedBefore) showLargeQr(true);
+    seatedBefore = count;
     const container = $("game");
-    if (!game) { container.replaceChildren(el("p", { class: "notice" }, ui.no_game)); return; }
+    if (!game) { container.replaceChildren(el("p", { class: "notice" }, ui.no_game)); fit(); return; }
     const screens = C.games[game.game];
     if (screens) screens.table(container, game, view);
     else container.replaceChildren(el("p", { class: "notice" }, C.text(game.title)));
     // A game whose own screen announces its end (a winner) needs no second notice.
     const announced = screens && screens.announcesEnd && screens.announcesEnd(game);
     if (game.ended && !announced) container.prepend(el("p", { class: "notice" }, ui.game_over));
+    fit();
+  }
+
+  // Lists of the past (a history, the earlier rolls) marked data-fit="trim" keep their newest
+  // entries, as many as their box on this screen holds: the oldest give way, never the page.
+  function fit() {
+    for (const list of document.querySelectorAll("#game [data-fit='trim']")) {
+      while (list.children.length > 1 && list.scrollHeight > list.clientHeight + 1) list.lastElementChild.remove();
+    }
   }
 
   // The table's keyboard: Space or Enter does the game's main thing (roll, arm a race); with
@@ -40,6 +72,14 @@
       event.preventDefault();
       C.buttons.pressSimulated(button);
     }
+  });
+  $("side").addEventListener("click", () => {
+    if (document.body.classList.contains("playing")) showLargeQr(Date.now() >= largeUntil);
+  });
+  let resized = null;
+  window.addEventListener("resize", () => {
+    cancelAnimationFrame(resized);
+    resized = requestAnimationFrame(() => render(current));
   });
   render(current);
   C.follow("table", (view) => { current = view; render(view); });
