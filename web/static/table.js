@@ -50,10 +50,12 @@
   }
 
   // Lists of the past (a history, the earlier rolls) marked data-fit="trim" keep their newest
-  // entries, as many as their box on this screen holds: the oldest give way, never the page.
+  // entries, as many as their box on this screen holds: the oldest give way, never the page. A
+  // list with no room for one entry is not shown (its section with it).
   function fit() {
     for (const list of document.querySelectorAll("#game [data-fit='trim']")) {
-      while (list.children.length > 1 && list.scrollHeight > list.clientHeight + 1) list.lastElementChild.remove();
+      while (list.children.length && list.scrollHeight > list.clientHeight + 1) list.lastElementChild.remove();
+      if (!list.children.length) (list.closest("section") || list).hidden = true;
     }
   }
 
