@@ -24,12 +24,19 @@ NAMES = ("Zoé", "Bruno", "Amira", "Lucas", "Chloé", "Dmitri", "Émilie", "Fari
 """Players' names with accents, of several lengths, as a real table's."""
 
 FAST_OPTIONS: Mapping[str, Mapping[str, Any]] = {
+    "buzzer-quiz": {"window_s": 1.0},
     "garlic-slap": {"no_slap_timeout_s": 3, "skull_window_s": 3, "penalty_choice_timeout_s": 3,
                     "claim_timeout_s": 5},
 }
 """Options that keep a game's waits short (the shortest the rules allow), so random play moves on."""
 
 NEVER = frozenset({"undo", "end_game"})
+RARE: Mapping[str, float] = {"cancel_round": 0.1, "roll": 4.0}
+"""How often a table makes a move, against 1 for the others: a weight below 1 is also the chance of
+making it when it is the only one (a round is seldom cancelled); rolls come first (a dice tray
+whose presets outnumber its one roll would only ever change its dice)."""
+REACTION_GAMES = frozenset({"garlic-slap", "buzzer-quiz"})
+"""Games with reaction rounds, where a player slaps at random moments, not only when nobody may act."""
 
 
 class MidGame:
@@ -40,6 +47,7 @@ class MidGame:
         self.port = service.port
         self.rng = random.Random(seed)
         self.cookies: dict[int, str] = {}
+        self.joins = 0
 
     # -- the table ------------------------------------------------------------------------------
 
@@ -65,9 +73,10 @@ class MidGame:
         code = self.table_view()["table"]["join_code"]
         self.cookies = {}
         for seat in range(1, players + 1):
+            self.joins += 1  # each join from a new phone's address: the service limits joins per address
             status, answer, response = request(self.port, "POST", "/api/join",
                                                {"code": code, "seat": seat, "name": NAMES[seat - 1]},
-                                               source=phone_address(seat))
+                                               source=f"127.1.{self.joins // 250}.{self.joins % 250 + 1}")
             if status != 200 or not answer.get("ok"):
                 raise RuntimeError(f"seat {seat} could not join: {status} {answer}")
             for header, value in response.getheaders():
@@ -110,14 +119,18 @@ class MidGame:
     def press(self, seat: int) -> None:
         request(self.port, "POST", "/api/buttons/press", {"button": seat})
 
-    def play(self, moves: int, prefer: Mapping[str, float] | None = None, press: float = 0.2,
+    def play(self, moves: int, prefer: Mapping[str, float] | None = None, press: float | None = None,
              timeout_s: float = 60) -> int:
-        """Up to `moves` random allowed moves (weighted by `prefer`, by action name; 1 otherwise);
+        """Up to `moves` random allowed moves (weighted by `prefer`, by action name, then RARE; 1 otherwise);
         when nobody may act (a reaction round is open, a timer runs), and otherwise with the chance
-        `press`, a random seat presses its button and the service is given a moment. Stops early
+        `press` (0.2 in a game with reaction rounds, else 0), a random seat presses its button and
+        the service is given a moment. Stops early
         when the game ends. The moves made."""
-        weights = dict(prefer or {})
+        weights = {**RARE, **(prefer or {})}
         made = 0
+        if press is None:
+            view = self.table_view()
+            press = 0.2 if view["game"] is not None and view["game"]["game"] in REACTION_GAMES else 0.0
         deadline = time.monotonic() + timeout_s
         while made < moves and time.monotonic() < deadline:
             view = self.table_view()
@@ -127,12 +140,19 @@ class MidGame:
             if self.cookies and (not found or self.rng.random() < press):
                 # A reaction round may be open (nobody may act while it runs): a player slaps.
                 self.press(self.rng.choice(sorted(self.cookies)))
-                self._settle(view["position"], 0.5)
+                self._settle(view["position"], 0.1)
                 continue
             if not found:
                 self._settle(view["position"], 1.0)
                 continue
             role, seat, action = self.rng.choices(found, [weights.get(a["name"], 1.0) for _, _, a in found])[0]
+            weight = weights.get(action["name"], 1.0)
+            if weight < 1 and self.rng.random() > weight:
+                # A rare move, even when it is the only one: most often the table waits instead.
+                if self.cookies:
+                    self.press(self.rng.choice(sorted(self.cookies)))
+                self._settle(view["position"], 0.3)
+                continue
             if self.send(role, seat, action).get("ok"):
                 made += 1
         return made

@@ -585,22 +585,35 @@
 
   C.games[GAME] = {
     announcesEnd: (game) => game.view.phase === "over",
+    // The TV: one screen, never scrolled. On top whose turn it is, the last thing that happened
+    // (and a duel, beside them); every player's panel; then the board: the magic cards, the fate
+    // stacks and the last fate card, the last roll, the towers and the earlier happenings (as
+    // many as the screen holds).
     table(container, game, view) {
       const g = game.view;
       const over = g.phase === "over";
       const rollAll = g.phase === "start_roll" ? find(game, "roll") : null;
-      const body = el("div", { class: `nuit nuit-table phase-${g.phase}`, "data-position": String(view.position) },
-        status(g, view, "table"),
-        rollAll ? el("div", { class: "n-choices" }, el("button", { type: "button", id: "roll-table", class: "roll primary",
-          disabled: !rollAll.allowed, "data-name": "roll", onclick: () => C.send("table", "roll") }, ui.nuit_roll_all)) : null,
+      const [latest, ...earlier] = g.happenings;
+      const last = latest ? el("p", { class: "last-action", "aria-live": "polite" }, happeningText(g, latest)) : null;
+      const lately = earlier.length ? el("section", { class: "n-happenings" }, el("h3", {}, ui.nuit_latest),
+        el("ol", { "data-fit": "trim" }, earlier.slice(0, 8).map((h) => el("li", { "data-kind": h.kind }, happeningText(g, h))))) : null;
+      const told = history(g);
+      if (told && told.querySelector("ol")) told.querySelector("ol").dataset.fit = "trim";
+      const fight = duel(g, view);
+      const body = el("div", { class: `nuit nuit-table phase-${g.phase}${fight ? " in-duel" : ""}`, "data-position": String(view.position) },
+        el("div", { class: "n-top" }, el("div", { class: "n-now" }, status(g, view, "table"), last,
+          rollAll ? el("div", { class: "n-choices" }, el("button", { type: "button", id: "roll-table", class: "roll primary",
+            disabled: !rollAll.allowed, "data-name": "roll", onclick: () => C.send("table", "roll") }, ui.nuit_roll_all)) : null),
+        fight),
         g.phase === "start_roll" ? startRolls(g) : null,
-        over ? el("div", { class: "n-cols" }, towers(g), seal(g)) : null,
-        duel(g, view),
+        players(g, view, "big"),
         el("div", { class: "n-grid" },
-          el("div", { class: "n-col" }, players(g, view, "big")),
-          el("div", { class: "n-col" }, board(g, "big"), lastRoll(g)),
-          el("div", { class: "n-col" }, over ? null : towers(g), happenings(g, 8), history(g))),
-        el("div", { class: "n-foot" }, over ? null : seal(g), unverified(g)));
+          // Once over, the towers and the seal that proves where the tomato was come first.
+          el("div", { class: "n-col" }, over ? [towers(g), seal(g)] : [display(g, "big"), stacks(g)]),
+          el("div", { class: "n-col" }, el("section", { class: "n-last-fate" }, el("h3", {}, ui.nuit_last_fate),
+            fateCard(g, g.last_fate, true)), over ? null : seal(g), lately),
+          el("div", { class: "n-col" }, lastRoll(g), over ? null : towers(g), told)),
+        el("div", { class: "n-foot" }, unverified(g)));
       container.replaceChildren(body);
     },
     seat(container, game, view) {

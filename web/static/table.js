@@ -49,12 +49,14 @@
     fit();
   }
 
-  // Lists of the past (a history, the earlier rolls) marked data-fit="trim" keep their newest
-  // entries, as many as their box on this screen holds: the oldest give way, never the page. A
-  // list with no room for one entry is not shown (its section with it).
+  // Lists marked data-fit="trim" (a history, the earlier rolls, a ranking) keep their first
+  // entries, as many as their box on this screen holds (the list itself, or the enclosing
+  // [data-fit-box] for a table's rows): the oldest or the last give way, never the page. A list
+  // with no room for one entry is not shown (its section with it).
   function fit() {
     for (const list of document.querySelectorAll("#game [data-fit='trim']")) {
-      while (list.children.length && list.scrollHeight > list.clientHeight + 1) list.lastElementChild.remove();
+      const box = list.closest("[data-fit-box]") || list;
+      while (list.children.length && box.scrollHeight > box.clientHeight + 1) list.lastElementChild.remove();
       if (!list.children.length) (list.closest("section") || list).hidden = true;
     }
   }
