@@ -21,6 +21,8 @@ itself. One Chromium, one page, one service per game; the seat count changes thr
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -33,6 +35,10 @@ from companion.sim.service import ServiceProcess
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
+TRANSLATIONS = Path(__file__).resolve().parents[1] / "web" / "translations"
+TURN_KEYS = re.compile(r"^(?!.*_h_).*(turn_of|your_turn|roll_for|rolls_now|next_roller|_starts|_stage_)")
+"""The translations that say whose turn it is (or who acts next), in every game; not the lines of
+a game's history (`_h_`: "Bruno starts (11)" is what happened, and stays true)."""
 SIZES = ({"width": 1920, "height": 1080}, {"width": 1280, "height": 720})
 LANGUAGES = ("en", "fr")
 SMALLEST_PX_AT_1080 = 24.0
@@ -182,3 +188,42 @@ def test_every_tv_page_fits_one_screen(game_id: str, tv: Page, tmp_path: Path, a
     finally:
         service.stop()
 
+
+
+def turn_phrases(game_id: str, lang: str, names: list[str]) -> list[str]:
+    """Every "whose turn" sentence of a game in `lang` (its translations' keys start with the first
+    word of its id), for each of these players (the part before any other parameter, so
+    "{name}: draw two cards" is looked for as "Zoé: draw two cards")."""
+    words = json.loads((TRANSLATIONS / f"{lang}.json").read_text())["ui"]
+    prefix = game_id.split("-")[0] + "_"
+    phrases = []
+    for key, template in words.items():
+        if isinstance(template, str) and key.startswith(prefix) and TURN_KEYS.search(key) and "{name}" in template:
+            phrases += [re.split(r"\{", template.replace("{name}", name), maxsplit=1)[0] for name in names]
+    return sorted({p for p in phrases if any(name in p for name in names)})
+
+
+def test_a_game_the_host_ended_shows_nobody_s_turn(tv: Page, tmp_path: Path) -> None:
+    """The host ends each game mid-turn: its TV no longer says whose turn it is, in either
+    language (not "Zoé's turn", not "Roll for Bruno")."""
+    service = ServiceProcess(tmp_path / "data", extra=("--simulate",)).start()
+    try:
+        table = MidGame(service)
+        shown: list[str] = []
+        for game_id, game in GAMES.items():
+            players = max(2, game.min_seats)
+            table.seat_players(players)
+            table.start(game_id)
+            table.play(4)
+            if table.table_view()["game"]["ended"]:
+                continue  # the rules ended it: its own end screen
+            table.host("end_game")
+            names = [seat["name"] for seat in table.table_view()["table"]["seats"] if seat["name"]]
+            for lang in LANGUAGES:
+                tv.goto(f"{service.base}/table?lang={lang}")
+                tv.locator("#game > *").first.wait_for()
+                text = tv.locator("#game").inner_text()
+                shown += [f"{game_id} ({lang}): {p!r}" for p in turn_phrases(game_id, lang, names) if p in text]
+        assert not shown, "a finished game still says whose turn it is:\n" + "\n".join(shown)
+    finally:
+        service.stop()

@@ -275,7 +275,8 @@
   function status(game, view, role) {
     const g = game.view;
     const mine = me(view);
-    const box = (cls, ...parts) => el("div", { class: `g-status ${cls}`, role: "status" }, ...parts);
+    // Everything but the winner says whose turn it is: a game the host ended shows none of it.
+    const box = (cls, ...parts) => el("div", { class: `g-status ${cls}${g.phase === "over" ? "" : " whose-turn"}`, role: "status" }, ...parts);
     const line = (text, cls) => el("p", { class: cls || "g-line" }, text);
     const slapper = g.turn.seat;
     switch (g.phase) {
@@ -402,13 +403,13 @@
     const list = [];
     const over = g.phase === "over";
     if (over && g.winner === p.seat) list.push(el("span", { class: "g-badge win" }, ui.garlic_winner));
-    if (!over && g.roller === p.seat && g.phase === "roll") list.push(el("span", { class: "g-badge roller" }, icon("die"), ui.garlic_rolls));
+    if (!over && g.roller === p.seat && g.phase === "roll") list.push(el("span", { class: "g-badge roller whose-turn" }, icon("die"), ui.garlic_rolls));
     else if (!over && g.roller === p.seat) list.push(el("span", { class: "g-badge roller dim" }, icon("die"), ui.garlic_rolled));
     if (!over && g.next_roller === p.seat && g.roller !== p.seat) {
-      list.push(el("span", { class: "g-badge next" }, icon(g.options.dice_pass_direction === "clockwise" ? "cw" : "ccw"), ui.garlic_next));
+      list.push(el("span", { class: "g-badge next whose-turn" }, icon(g.options.dice_pass_direction === "clockwise" ? "cw" : "ccw"), ui.garlic_next));
     }
     if (!over && g.turn.seat === p.seat && TURN_PHASES.includes(g.phase)) {
-      list.push(el("span", { class: "g-badge slapper" }, ui.garlic_first_badge));
+      list.push(el("span", { class: "g-badge slapper whose-turn" }, ui.garlic_first_badge));
     }
     for (const pen of g.penalties.filter((x) => x.seat === p.seat)) {
       list.push(el("span", { class: "g-badge penalty" }, fill(ui.garlic_penalty_due, { reason: reasonWords(pen.reason) })));

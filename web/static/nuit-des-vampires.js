@@ -309,9 +309,9 @@
   function badges(g, p, view) {
     const list = [];
     if (g.winner === p.seat) list.push(el("span", { class: "n-badge win" }, ui.nuit_winner));
-    if (g.phase === "turn" && g.current === p.seat) list.push(el("span", { class: "n-badge turn" }, ui.nuit_turn_badge));
+    if (g.phase === "turn" && g.current === p.seat) list.push(el("span", { class: "n-badge turn whose-turn" }, ui.nuit_turn_badge));
     if (g.phase !== "over" && g.waiting.includes(p.seat) && !(g.phase === "turn" && g.current === p.seat)) {
-      list.push(el("span", { class: "n-badge wait" }, ui.nuit_waiting_badge));
+      list.push(el("span", { class: "n-badge wait whose-turn" }, ui.nuit_waiting_badge));
     }
     if (view.you && view.you.seat === p.seat) list.push(el("span", { class: "n-badge you" }, ui.nuit_you));
     return list;
@@ -341,7 +341,7 @@
     }
     const mine = role === "me" && g.waiting.includes(me(view));
     const head = g.phase === "turn" ? (g.current === me(view) && role === "me" ? ui.nuit_your_turn : fill(ui.nuit_turn_of, { name: nameOf(g, g.current) })) : ui.nuit_start_title;
-    return el("div", { class: `n-status${mine ? " mine" : ""}${g.turn && g.turn.stage === "duel" ? " duel" : ""}`, role: "status", "data-stage": g.phase === "turn" ? g.turn.stage : g.phase },
+    return el("div", { class: `n-status whose-turn${mine ? " mine" : ""}${g.turn && g.turn.stage === "duel" ? " duel" : ""}`, role: "status", "data-stage": g.phase === "turn" ? g.turn.stage : g.phase },
       el("p", { class: "n-big" }, head), el("p", { class: "n-what" }, waitWords(g, view, role === "me")));
   }
 

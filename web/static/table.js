@@ -46,6 +46,11 @@
     // A game whose own screen announces its end (a winner) needs no second notice.
     const announced = screens && screens.announcesEnd && screens.announcesEnd(game);
     if (game.ended && !announced) container.prepend(el("p", { class: "notice" }, ui.game_over));
+    // A finished game (the host may end one mid-turn) says nobody's turn, and nobody is waited for.
+    if (game.ended) {
+      container.querySelectorAll(".whose-turn").forEach((node) => node.remove());
+      container.querySelectorAll(".current, .roller, .slapper").forEach((node) => node.classList.remove("current", "roller", "slapper"));
+    }
     fit();
   }
 

@@ -98,9 +98,9 @@
     return el("div", { class: `v-status${mine ? " my-turn" : ""}`, id: "vampir-status", "data-phase": g.phase,
       "data-stage": g.stage || "" },
     el("span", { class: "v-round" }, fill(ui.vampir_round, { n: g.round, of: g.rounds })),
-    turn && g.current !== null ? el("strong", { class: "v-turn" },
+    turn && g.current !== null ? el("strong", { class: "v-turn whose-turn" },
       mine ? ui.vampir_your_turn : fill(g.phase === "playing" ? ui.vampir_starts : ui.vampir_turn_of, { name: nameOf(g, g.current) })) : null,
-    el("span", { class: "v-wait" }, stageText(g, me(view))),
+    el("span", { class: "v-wait whose-turn" }, stageText(g, me(view))),
     g.cards === "digital" && g.phase === "turn" ? drawPile(g) : null);
   }
 
