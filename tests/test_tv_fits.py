@@ -30,6 +30,7 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from companion.games.registry import GAMES
+from companion.sim.clients import request
 from companion.sim.midgame import MidGame
 from companion.sim.service import ServiceProcess
 
@@ -225,5 +226,44 @@ def test_a_game_the_host_ended_shows_nobody_s_turn(tv: Page, tmp_path: Path) -> 
                 text = tv.locator("#game").inner_text()
                 shown += [f"{game_id} ({lang}): {p!r}" for p in turn_phrases(game_id, lang, names) if p in text]
         assert not shown, "a finished game still says whose turn it is:\n" + "\n".join(shown)
+    finally:
+        service.stop()
+
+
+QR_JS = """() => { const r = document.querySelector('#join-box .qr-code svg').getBoundingClientRect();
+  return { qr: Math.round(Math.min(r.width, r.height)), game: Math.round(document.getElementById('game').getBoundingClientRect().width) }; }"""
+
+
+def test_the_join_qr_code_steps_aside_while_a_game_runs_and_comes_back_for_a_tap_or_a_new_phone(
+        tv: Page, tmp_path: Path) -> None:
+    """Once a game runs the QR code is a corner's (the play area has the screen's width); a tap on
+    it brings it back large enough to scan from across the room, a second tap sends it back, and
+    so does a phone that joins: the TV shows it large, with the new player's name."""
+    service = ServiceProcess(tmp_path / "data", extra=("--simulate",)).start()
+    try:
+        table = MidGame(service)
+        table.seat_players(2, seats=4)
+        table.start("dice-tray")
+        table.play(2)
+        tv.set_viewport_size(SIZES[0])
+        tv.goto(f"{service.base}/table?lang=en")
+        tv.locator("#game .result").wait_for()
+        small = tv.evaluate(QR_JS)
+        assert small["qr"] <= 240 and small["game"] >= 1500, f"the QR code does not step aside: {small}"
+        tv.locator("#join-box").click()
+        tv.locator("body.qr-large").wait_for()
+        large = tv.evaluate(QR_JS)
+        assert large["qr"] >= 400, f"a tap does not bring the QR code back large: {large}"
+        tv.locator("#join-box").click()
+        tv.locator("body:not(.qr-large)").wait_for()
+        assert tv.evaluate(QR_JS)["qr"] <= 240
+
+        code = table.table_view()["table"]["join_code"]
+        status, answer, _ = request(service.port, "POST", "/api/join", {"code": code, "seat": 3, "name": "Nadia"},
+                                    source="127.2.0.1")
+        assert status == 200, answer
+        tv.locator("body.qr-large").wait_for(timeout=3000)
+        tv.locator("#seats li", has_text="Nadia").wait_for()
+        assert tv.evaluate(QR_JS)["qr"] >= 400
     finally:
         service.stop()

@@ -594,7 +594,9 @@
       const over = g.phase === "over";
       const rollAll = g.phase === "start_roll" ? find(game, "roll") : null;
       const [latest, ...earlier] = g.happenings;
-      const last = latest ? el("p", { class: "last-action", "aria-live": "polite" }, happeningText(g, latest)) : null;
+      // The latest happening is the first of the list of happenings, shown apart.
+      const last = latest ? el("section", { class: "n-happenings last-action", "aria-live": "polite" },
+        el("ol", {}, el("li", { "data-kind": latest.kind }, happeningText(g, latest)))) : null;
       const lately = earlier.length ? el("section", { class: "n-happenings" }, el("h3", {}, ui.nuit_latest),
         el("ol", { "data-fit": "trim" }, earlier.slice(0, 8).map((h) => el("li", { "data-kind": h.kind }, happeningText(g, h))))) : null;
       const told = history(g);
