@@ -231,7 +231,9 @@ def test_a_game_the_host_ended_shows_nobody_s_turn(tv: Page, tmp_path: Path) -> 
 
 
 QR_JS = """() => { const r = document.querySelector('#join-box .qr-code svg').getBoundingClientRect();
-  return { qr: Math.round(Math.min(r.width, r.height)), game: Math.round(document.getElementById('game').getBoundingClientRect().width) }; }"""
+  const game = document.getElementById('game').getBoundingClientRect();
+  return { qr: Math.round(Math.min(r.width, r.height)), game: Math.round(game.width) }; }"""
+"""The QR code's size and the play area's width, in pixels."""
 
 
 def test_the_join_qr_code_steps_aside_while_a_game_runs_and_comes_back_for_a_tap_or_a_new_phone(
