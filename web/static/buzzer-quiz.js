@@ -116,9 +116,16 @@
     // board on the right (the board's slowest rows give way when the screen is full).
     table(container, game, view) {
       const result = game.view.results[0];
-      const last = result ? el("p", { class: "last-action" }, fill(ui.round_n, { n: result.round }), " · ",
-        [...headline(result, view).querySelectorAll("p")].map((p) => p.textContent).join(" · ") ||
-          headline(result, view).textContent) : null;
+      const armed = game.view.armed;
+      let last = null;
+      if (result) {
+        last = el("p", { class: "last-action" }, fill(ui.round_n, { n: result.round }), " · ",
+          [...headline(result, view).querySelectorAll("p")].map((p) => p.textContent).join(" · ") ||
+            headline(result, view).textContent);
+      } else if (armed) {  // the first round, armed: that is what happened last
+        last = el("p", { class: "last-action" },
+          fill(armed.mode === "hands_off" ? ui.quiz_armed_hands_off : ui.quiz_armed_race, { n: armed.round }));
+      }
       const board = R.board(game.view.board, view, true);
       board.dataset.fitBox = "";
       const rows = board.querySelector("tbody");

@@ -611,11 +611,12 @@
         players(g, view, "big"),
         el("div", { class: "n-grid" },
           // Once over, the towers and the seal that proves where the tomato was come first.
-          el("div", { class: "n-col" }, over ? [towers(g), seal(g)] : [display(g, "big"), stacks(g)]),
+          el("div", { class: "n-col" }, over ? towers(g) : [display(g, "big"), stacks(g)]),
           el("div", { class: "n-col" }, el("section", { class: "n-last-fate" }, el("h3", {}, ui.nuit_last_fate),
             fateCard(g, g.last_fate, true)), over ? null : seal(g), lately),
           el("div", { class: "n-col" }, lastRoll(g), over ? null : towers(g), told)),
-        el("div", { class: "n-foot" }, unverified(g)));
+        // Once over, the seal (opened: the tomato's tower and the salt that proves it) across the foot.
+        el("div", { class: "n-foot" }, over ? seal(g) : null, unverified(g)));
       container.replaceChildren(body);
     },
     seat(container, game, view) {
