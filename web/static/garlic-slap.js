@@ -433,7 +433,9 @@
   // On the TV, a player with more cards than a half-width zone holds puts every zone on a row of its own.
   function zones(g, view, size) {
     const rows = size === "tv" && g.players.some((p) => p.slots.length > 5) ? " rows" : "";
-    return el("div", { class: `g-zones ${size}${rows}`, "data-players": String(g.players.length) },
+    // The TV sizes the cards' pictures from the rows of zones its height must hold.
+    const lines = rows ? g.players.length : Math.ceil(g.players.length / 2);
+    return el("div", { class: `g-zones ${size}${rows}`, "data-players": String(g.players.length), style: `--lines: ${lines}` },
       g.players.map((p) => zone(g, p, view, size)));
   }
 
