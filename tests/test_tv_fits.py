@@ -240,7 +240,8 @@ def test_the_join_qr_code_steps_aside_while_a_game_runs_and_comes_back_for_a_tap
         tv: Page, tmp_path: Path) -> None:
     """Once a game runs the QR code is a corner's (the play area has the screen's width); a tap on
     it brings it back large enough to scan from across the room, a second tap sends it back, and
-    so does a phone that joins: the TV shows it large, with the new player's name."""
+    so does a phone that joins: the TV shows it large, with the new player's name, until a new
+    game starts."""
     service = ServiceProcess(tmp_path / "data", extra=("--simulate",)).start()
     try:
         table = MidGame(service)
@@ -267,5 +268,9 @@ def test_the_join_qr_code_steps_aside_while_a_game_runs_and_comes_back_for_a_tap
         tv.locator("body.qr-large").wait_for(timeout=3000)
         tv.locator("#seats li", has_text="Nadia").wait_for()
         assert tv.evaluate(QR_JS)["qr"] >= 400
+        # A new game needs the screen: the QR code goes back to its corner at once.
+        table.host("end_game")
+        table.start("dice-tray")
+        tv.locator("body.playing:not(.qr-large)").wait_for(timeout=3000)
     finally:
         service.stop()

@@ -1,7 +1,7 @@
 // The table display: public view only, made to be read from across the room. A TV in kiosk mode
 // cannot scroll, so the page is laid out for the screen it has (see the TV section of
 // companion.css): once a game runs, the join QR code and the seat list step aside to a corner; a
-// tap on them, or a phone joining, brings the QR code back large for a while.
+// tap on them, or a phone joining, brings the QR code back large for a while (until a new game starts).
 "use strict";
 (function (C) {
   const { $, el, ui } = C;
@@ -9,6 +9,7 @@
   let largeUntil = 0;
   let largeTimer = null;
   let seatedBefore = null;
+  let gameBefore;  // the game shown last (undefined before the first view)
 
   function seated(view) { return view.table.seats.filter((s) => s.name).length; }
 
@@ -36,8 +37,12 @@
     document.body.classList.toggle("playing", running);
     document.body.dataset.game = game ? game.game : "";
     const count = seated(view);
-    if (running && seatedBefore !== null && count > seatedBefore) showLargeQr(true);
+    const id = game ? game.id : null;
+    // A new game needs the whole screen at once: the large QR code goes back to its corner.
+    if (gameBefore !== undefined && id !== gameBefore) showLargeQr(false);
+    else if (running && seatedBefore !== null && count > seatedBefore) showLargeQr(true);
     seatedBefore = count;
+    gameBefore = id;
     const container = $("game");
     if (!game) { container.replaceChildren(el("p", { class: "notice" }, ui.no_game)); fit(); return; }
     const screens = C.games[game.game];
