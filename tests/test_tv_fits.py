@@ -43,7 +43,7 @@ a game's history (`_h_`: "Bruno starts (11)" is what happened, and stays true)."
 SIZES = ({"width": 1920, "height": 1080}, {"width": 1280, "height": 720})
 LANGUAGES = ("en", "fr")
 SMALLEST_PX_AT_1080 = 24.0
-MOVES = {"dice-tray": 4, "buzzer-quiz": 3, "garlic-slap": 8, "nuit-des-vampires": 24, "vampir": 20}
+MOVES = {"dice-tray": 8, "buzzer-quiz": 4, "garlic-slap": 14, "nuit-des-vampires": 40, "vampir": 30}
 """Random moves before the check, per game (others: 20): results, histories, every panel filled."""
 
 # Everything on the page that shows something, and whether it is on screen, uncovered and big enough.

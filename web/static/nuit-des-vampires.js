@@ -602,13 +602,19 @@
       const told = history(g);
       if (told && told.querySelector("ol")) told.querySelector("ol").dataset.fit = "trim";
       const fight = duel(g, view);
+      const note = unverified(g);
+      // Five or six panels to a screen: each says its bottles by their number, without the row of them.
+      const crowd = players(g, view, "big");
+      if (g.players.length >= 5) crowd.dataset.many = "";
       const body = el("div", { class: `nuit nuit-table phase-${g.phase}${fight ? " in-duel" : ""}`, "data-position": String(view.position) },
-        el("div", { class: "n-top" }, el("div", { class: "n-now" }, status(g, view, "table"), last,
+        // A duel's band is taller than whose turn and the last action: the note on the defaults
+        // fills the room beside it, instead of a line of its own at the foot.
+        el("div", { class: "n-top" }, el("div", { class: "n-now" }, status(g, view, "table"), last, fight ? note : null,
           rollAll ? el("div", { class: "n-choices" }, el("button", { type: "button", id: "roll-table", class: "roll primary",
             disabled: !rollAll.allowed, "data-name": "roll", onclick: () => C.send("table", "roll") }, ui.nuit_roll_all)) : null),
         fight),
         g.phase === "start_roll" ? startRolls(g) : null,
-        players(g, view, "big"),
+        crowd,
         el("div", { class: "n-grid" },
           // Once over, the towers and the seal that proves where the tomato was come first.
           el("div", { class: "n-col" }, over ? towers(g) : [display(g, "big"), stacks(g)]),
@@ -616,7 +622,7 @@
             fateCard(g, g.last_fate, true)), over ? null : seal(g), lately),
           el("div", { class: "n-col" }, lastRoll(g), over ? null : towers(g), told)),
         // Once over, the seal (opened: the tomato's tower and the salt that proves it) across the foot.
-        el("div", { class: "n-foot" }, over ? seal(g) : null, unverified(g)));
+        el("div", { class: "n-foot" }, over ? seal(g) : null, fight ? null : note));
       container.replaceChildren(body);
     },
     seat(container, game, view) {

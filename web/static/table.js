@@ -1,6 +1,6 @@
 // The table display: public view only, made to be read from across the room. A TV in kiosk mode
 // cannot scroll, so the page is laid out for the screen it has (see the TV section of
-// companion.css): once a game runs, the join QR code and the seat list step aside to a corner; a
+// companion.css): once a game is on, the join QR code and the seat list step aside to a corner; a
 // tap on them, or a phone joining, brings the QR code back large for a while (until a new game starts).
 "use strict";
 (function (C) {
@@ -34,13 +34,14 @@
     $("fairness").replaceChildren(...[C.fairness(view)].filter(Boolean));
     const game = view.game;
     const running = !!game && !game.ended;
+    document.body.classList.toggle("in-game", !!game);  // the QR code in its corner
     document.body.classList.toggle("playing", running);
     document.body.dataset.game = game ? game.game : "";
     const count = seated(view);
     const id = game ? game.id : null;
     // A new game needs the whole screen at once: the large QR code goes back to its corner.
     if (gameBefore !== undefined && id !== gameBefore) showLargeQr(false);
-    else if (running && seatedBefore !== null && count > seatedBefore) showLargeQr(true);
+    else if (game && seatedBefore !== null && count > seatedBefore) showLargeQr(true);
     seatedBefore = count;
     gameBefore = id;
     const container = $("game");
@@ -88,7 +89,7 @@
     }
   });
   $("side").addEventListener("click", () => {
-    if (document.body.classList.contains("playing")) showLargeQr(Date.now() >= largeUntil);
+    if (document.body.classList.contains("in-game")) showLargeQr(Date.now() >= largeUntil);
   });
   let resized = null;
   window.addEventListener("resize", () => {
