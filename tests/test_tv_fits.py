@@ -238,17 +238,21 @@ QR_JS = """() => { const r = document.querySelector('#join-box .qr-code svg').ge
 
 def test_the_join_qr_code_steps_aside_while_a_game_runs_and_comes_back_for_a_tap_or_a_new_phone(
         tv: Page, tmp_path: Path) -> None:
-    """Once a game runs the QR code is a corner's (the play area has the screen's width); a tap on
+    """Before anyone joins the QR code is large; once a game runs with players it is a corner's (the
+    play area has the screen's width); a tap on
     it brings it back large enough to scan from across the room, a second tap sends it back, and
     so does a phone that joins: the TV shows it large, with the new player's name, until a new
     game starts."""
     service = ServiceProcess(tmp_path / "data", extra=("--simulate",)).start()
     try:
+        tv.set_viewport_size(SIZES[0])
+        tv.goto(f"{service.base}/table?lang=en")  # the dice tray the service starts with, nobody seated yet
+        tv.locator("#game .result").wait_for()
+        assert tv.evaluate(QR_JS)["qr"] >= 300, "before anyone joins, the QR code is the screen's first use"
         table = MidGame(service)
         table.seat_players(2, seats=4)
         table.start("dice-tray")
         table.play(2)
-        tv.set_viewport_size(SIZES[0])
         tv.goto(f"{service.base}/table?lang=en")
         tv.locator("#game .result").wait_for()
         small = tv.evaluate(QR_JS)

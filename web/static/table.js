@@ -34,7 +34,9 @@
     $("fairness").replaceChildren(...[C.fairness(view)].filter(Boolean));
     const game = view.game;
     const running = !!game && !game.ended;
-    document.body.classList.toggle("in-game", !!game);  // the QR code in its corner
+    // The QR code in its corner once a game is on and someone has joined (before, it is the
+    // screen's first use).
+    document.body.classList.toggle("in-game", !!game && seated(view) > 0);
     document.body.classList.toggle("playing", running);
     document.body.dataset.game = game ? game.game : "";
     const count = seated(view);
