@@ -117,12 +117,30 @@
   }
 
   C.games["buzzer-quiz"] = {
+    // The TV: one screen, never scrolled. What happens now, a lamp per player, the last round in
+    // one line and the controls on the left; the last round's order and the game's reaction
+    // board on the right (the board's slowest rows give way when the screen is full).
     table(container, game, view) {
-      container.replaceChildren(...[
-        C.buttons.pairingBanner(view), status(game), lamps(game, view), lastResult(game, view, true),
-        el("div", { class: "button-row" }, controls(game, "table"), R.soundToggle()),
-        view.buttons && view.buttons.simulated ? el("p", { class: "hint" }, ui.keys_hint) : null,
-        R.board(game.view.board, view, true)].filter(Boolean));
+      const result = game.view.results[0];
+      const armed = game.view.armed;
+      let last = null;
+      if (result) {
+        last = el("p", { class: "last-action" }, fill(ui.round_n, { n: result.round }), " · ",
+          [...headline(result, view).querySelectorAll("p")].map((p) => p.textContent).join(" · ") ||
+            headline(result, view).textContent);
+      } else if (armed) {  // the first round, armed: that is what happened last
+        last = el("p", { class: "last-action" },
+          fill(armed.mode === "hands_off" ? ui.quiz_armed_hands_off : ui.quiz_armed_race, { n: armed.round }));
+      }
+      const board = R.board(game.view.board, view, true);
+      board.dataset.fitBox = "";
+      const rows = board.querySelector("tbody");
+      if (rows) rows.dataset.fit = "trim";
+      container.replaceChildren(...[C.buttons.pairingBanner(view), el("div", { class: "quiz-table" },
+        el("div", { class: "quiz-main" }, status(game), lamps(game, view), last,
+          el("div", { class: "button-row" }, controls(game, "table"), R.soundToggle()),
+          view.buttons && view.buttons.simulated ? el("p", { class: "hint" }, ui.keys_hint) : null),
+        el("div", { class: "quiz-side" }, lastResult(game, view, true), board))].filter(Boolean));
       cue(game.view);  // after drawing: starting the audio can take a while, the screen must not wait
     },
     seat(container, game, view) {

@@ -53,7 +53,9 @@
   }
 
   // The commands this viewer may send, as buttons, disabled with the reason when not allowed now.
-  function controls(game, role, withCatalogue) {
+  // `short` (the TV): an unverified die is flagged "⚠" alone, and one line under the dice says
+  // what the flag means (a screen cannot scroll to a flag repeated on every die that has it).
+  function controls(game, role, withCatalogue, short) {
     const tray = game.view;
     const dice = catalogue(tray);
     const wrap = el("div", { class: "controls" });
@@ -88,7 +90,10 @@
         el("button", { type: "button", disabled: game.ended,
           onclick: () => C.send(role, "set_tray", { dice: tray.tray.concat([d.id]) }) },
           "+ " + text(d.name),
-          d.verified === false ? el("span", { class: "flag", title: ui.unverified_help }, " ⚠ " + ui.unverified) : null))));
+          d.verified === false ? el("span", { class: "flag", title: ui.unverified_help }, short ? " ⚠" : " ⚠ " + ui.unverified) : null))));
+      if (short && tray.catalogue.dice.some((d) => d.verified === false)) {
+        wrap.append(el("p", { class: "hint" }, el("span", { class: "flag" }, "⚠"), ` ${ui.unverified}`));
+      }
     }
     return wrap;
   }
@@ -99,9 +104,15 @@
   }
 
   C.games["dice-tray"] = {
+    // The TV: one screen, never scrolled. The last roll (who rolled it: the last action) and the
+    // tray's controls on the left, the earlier rolls on the right, as many as the screen holds.
     table(container, game, view) {
-      container.replaceChildren(...[lastRoll(game, view, true), controls(game, "table", true),
-        historySection(game, view, 8)].filter(Boolean));
+      const last = lastRoll(game, view, true);
+      last.querySelector("h3").classList.add("last-action");
+      const earlier = historySection(game, view, 12);
+      if (earlier) earlier.querySelector("ol").dataset.fit = "trim";
+      container.replaceChildren(el("div", { class: "tray-table" },
+        el("div", { class: "tray-main" }, last, controls(game, "table", true, true)), earlier));
     },
     seat(container, game, view) {
       container.replaceChildren(...[lastRoll(game, view, false), controls(game, "me", true),

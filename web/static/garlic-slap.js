@@ -55,15 +55,20 @@
   }
 
   // One card, as a picture with its words under it. Options: `button` (the attributes of a button
-  // it becomes), `label` (what it says to a screen reader), `selected` and `pressed`.
+  // it becomes), `label` (what it says to a screen reader), `selected` and `pressed`, `short`
+  // (the TV, where up to six players' cards share one screen in letters big enough for the
+  // sofa: the card's colour in words, which a colour-blind eye needs, while the symbol's shape
+  // and a closed coffin's wood and cross are drawn large enough to need none).
   function cardNode(slot, options) {
     const o = options || {};
     const look = slotLook(slot);
+    if (o.short) look.words = look.face && look.face.colour ? ui[`colour_${look.face.colour}`] || look.face.colour : "";
     const colour = look.face && look.face.colour ? ` ${look.face.colour}` : "";
     const mark = look.state === "shown" ? el("span", { class: "g-mark" }, `✓ ${ui.garlic_checked}`)
       : look.state === "revealed" ? el("span", { class: "g-mark" }, ui.garlic_revealed) : null;
     const cls = `g-card ${look.state}${colour}${o.selected ? " selected" : ""}`;
-    const label = o.label || (mark ? `${look.words} (${mark.textContent})` : look.words);
+    const said = slotLook(slot).words;
+    const label = o.label || (mark ? `${said} (${mark.textContent})` : said);
     const content = [cardArt(look.face), el("span", { class: "g-words", "aria-hidden": "true" }, look.words), mark];
     if (o.button) {
       return el("button", { type: "button", class: `${cls} pick`, "aria-label": label, "aria-pressed": o.pressed, ...o.button }, content);
@@ -236,7 +241,8 @@
     // A game the host ended mid-round: nobody is to roll or slap now (the page says the game is over).
     if (game.ended && g.phase !== "over" && role !== "table") return null;
     const mine = me(view);
-    const box = (cls, ...parts) => el("div", { class: `g-status ${cls}`, role: "status" }, ...parts);
+    // Everything but the winner says whose turn it is: a game the host ended shows none of it.
+    const box = (cls, ...parts) => el("div", { class: `g-status ${cls}${g.phase === "over" ? "" : " whose-turn"}`, role: "status" }, ...parts);
     const line = (text, cls) => el("p", { class: cls || "g-line" }, text);
     const slapper = g.turn.seat;
     switch (g.phase) {
@@ -363,13 +369,13 @@
     const list = [];
     const over = g.phase === "over";
     if (over && g.winner === p.seat) list.push(el("span", { class: "g-badge win" }, ui.garlic_winner));
-    if (!over && g.roller === p.seat && g.phase === "roll") list.push(el("span", { class: "g-badge roller" }, icon("die"), ui.garlic_rolls));
+    if (!over && g.roller === p.seat && g.phase === "roll") list.push(el("span", { class: "g-badge roller whose-turn" }, icon("die"), ui.garlic_rolls));
     else if (!over && g.roller === p.seat) list.push(el("span", { class: "g-badge roller dim" }, icon("die"), ui.garlic_rolled));
     if (!over && g.next_roller === p.seat && g.roller !== p.seat) {
-      list.push(el("span", { class: "g-badge next" }, icon(g.options.dice_pass_direction === "clockwise" ? "cw" : "ccw"), ui.garlic_next));
+      list.push(el("span", { class: "g-badge next whose-turn" }, icon(g.options.dice_pass_direction === "clockwise" ? "cw" : "ccw"), ui.garlic_next));
     }
     if (!over && g.turn.seat === p.seat && TURN_PHASES.includes(g.phase)) {
-      list.push(el("span", { class: "g-badge slapper" }, ui.garlic_first_badge));
+      list.push(el("span", { class: "g-badge slapper whose-turn" }, ui.garlic_first_badge));
     }
     for (const pen of g.penalties.filter((x) => x.seat === p.seat)) {
       list.push(el("span", { class: "g-badge penalty" }, fill(ui.garlic_penalty_due, { reason: reasonWords(pen.reason) })));
@@ -379,18 +385,24 @@
   }
 
   function zone(g, p, view, size) {
+    const short = size === "tv";
     const cls = ["g-zone", size];
     if (g.phase !== "over" && g.roller === p.seat) cls.push("roller");
     if (g.turn.seat === p.seat) cls.push("slapper");
     if (g.winner === p.seat) cls.push("winner");
     return el("section", { class: cls.join(" "), "data-seat": String(p.seat), "aria-label": p.name },
       el("header", {}, el("h3", { class: "g-name" }, p.name), el("span", { class: "g-badges" }, badges(g, p, view))),
-      el("div", { class: "g-cards" }, p.slots.length ? p.slots.map((slot) => cardNode(slot)) : el("span", { class: "muted" }, ui.garlic_no_cards)),
+      el("div", { class: "g-cards" }, p.slots.length ? p.slots.map((slot) => cardNode(slot, { short })) : el("span", { class: "muted" }, ui.garlic_no_cards)),
       cleared(g, p));
   }
 
+  // On the TV, a player with more cards than a half-width zone holds puts every zone on a row of its own.
   function zones(g, view, size) {
-    return el("div", { class: `g-zones ${size}` }, g.players.map((p) => zone(g, p, view, size)));
+    const rows = size === "tv" && g.players.some((p) => p.slots.length > 5) ? " rows" : "";
+    // The TV sizes the cards' pictures from the rows of zones its height must hold.
+    const lines = rows ? g.players.length : Math.ceil(g.players.length / 2);
+    return el("div", { class: `g-zones ${size}${rows}`, "data-players": String(g.players.length), style: `--lines: ${lines}` },
+      g.players.map((p) => zone(g, p, view, size)));
   }
 
   function happenings(game, count) {
@@ -400,7 +412,8 @@
       el("ol", {}, g.happenings.slice(0, count).map((h) => el("li", { "data-kind": h.kind }, happeningText(g, h)))));
   }
 
-  function notes(game, withPile) {
+  // `short`: the TV says what is unverified; what to do about it is for the host console.
+  function notes(game, withPile, short) {
     const g = game.view;
     const list = [];
     if (withPile) {
@@ -416,7 +429,7 @@
       if (g.unverified.includes("colour_die") || g.unverified.includes("symbol_die")) what.push(ui.garlic_unverified_dice);
       if (g.unverified.includes("deck")) what.push(ui.garlic_unverified_deck);
       list.push(el("p", { class: "g-note unverified" }, el("strong", {}, ui.garlic_unverified_title), " ",
-        fill(ui.garlic_unverified, { what: what.join(ui.garlic_and) })));
+        short ? `${what.join(ui.garlic_and).replace(/^./, (c) => c.toUpperCase())}.` : fill(ui.garlic_unverified, { what: what.join(ui.garlic_and) })));
     }
     return list.length ? el("div", { class: "g-notes" }, list) : null;
   }
@@ -635,19 +648,23 @@
 
   C.games["garlic-slap"] = {
     announcesEnd: (game) => game.view.winner !== null,
+    // The TV: one screen, never scrolled. On the left what happens now and every player's cards;
+    // on the right the dice, the last thing that happened and why, the round's result, the
+    // happenings before it (as many as the screen holds) and the notes.
     table(container, game, view) {
       const g = game.view;
       const over = g.phase === "over";
+      const [latest, ...earlier] = g.happenings;
+      const last = latest ? el("p", { class: "last-action g-last", "aria-live": "polite" }, happeningText(g, latest)) : null;
+      const lately = earlier.length ? el("section", { class: "g-happenings" }, el("h3", {}, ui.garlic_latest),
+        el("ol", { "data-fit": "trim" }, earlier.slice(0, 8).map((h) => el("li", { "data-kind": h.kind }, happeningText(g, h))))) : null;
       const body = el("div", { class: `garlic garlic-table phase-${g.phase}` },
-        el("div", { class: "g-row g-top" }, over ? null : dice(game, "table", "big"), status(game, view, "table")),
-        zones(g, view, "big"),
-        over ? null : el("div", { class: "g-row" }, result(game, view, "big"), happenings(game, 5)),
-        over ? result(game, view, "big") : null,
-        over ? R.board(g.board, view, true) : null,
-        el("div", { class: "g-row g-foot" }, notes(game, !over),
+        el("div", { class: "g-main" }, el("div", { class: "g-top" }, over ? null : dice(game, "table", "big"),
+          status(game, view, "table")), zones(g, view, "tv")),
+        el("div", { class: "g-aside" }, last, result(game, view, "big"),
+          over ? R.board(g.board, view, true) : null, lately, notes(game, !over, true),
           el("div", { class: "button-row" }, R.soundToggle(),
-            view.buttons && view.buttons.simulated ? el("p", { class: "hint" }, ui.garlic_keys_hint) : null)),
-        over ? happenings(game, 8) : R.board(g.board, view, true));
+            view.buttons && view.buttons.simulated ? el("p", { class: "hint" }, ui.garlic_keys_hint) : null)));
       container.replaceChildren(...[C.buttons.pairingBanner(view), body].filter(Boolean));
       cue(game);  // after drawing: starting the audio can take a while, the screen must not wait
     },

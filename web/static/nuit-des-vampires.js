@@ -309,9 +309,9 @@
   function badges(g, p, view) {
     const list = [];
     if (g.winner === p.seat) list.push(el("span", { class: "n-badge win" }, ui.nuit_winner));
-    if (g.phase === "turn" && g.current === p.seat) list.push(el("span", { class: "n-badge turn" }, ui.nuit_turn_badge));
+    if (g.phase === "turn" && g.current === p.seat) list.push(el("span", { class: "n-badge turn whose-turn" }, ui.nuit_turn_badge));
     if (g.phase !== "over" && g.waiting.includes(p.seat) && !(g.phase === "turn" && g.current === p.seat)) {
-      list.push(el("span", { class: "n-badge wait" }, ui.nuit_waiting_badge));
+      list.push(el("span", { class: "n-badge wait whose-turn" }, ui.nuit_waiting_badge));
     }
     if (view.you && view.you.seat === p.seat) list.push(el("span", { class: "n-badge you" }, ui.nuit_you));
     return list;
@@ -341,7 +341,7 @@
     }
     const mine = role === "me" && g.waiting.includes(me(view));
     const head = g.phase === "turn" ? (g.current === me(view) && role === "me" ? ui.nuit_your_turn : fill(ui.nuit_turn_of, { name: nameOf(g, g.current) })) : ui.nuit_start_title;
-    return el("div", { class: `n-status${mine ? " mine" : ""}${g.turn && g.turn.stage === "duel" ? " duel" : ""}`, role: "status", "data-stage": g.phase === "turn" ? g.turn.stage : g.phase },
+    return el("div", { class: `n-status whose-turn${mine ? " mine" : ""}${g.turn && g.turn.stage === "duel" ? " duel" : ""}`, role: "status", "data-stage": g.phase === "turn" ? g.turn.stage : g.phase },
       el("p", { class: "n-big" }, head), el("p", { class: "n-what" }, waitWords(g, view, role === "me")));
   }
 
@@ -586,22 +586,44 @@
 
   C.games[GAME] = {
     announcesEnd: (game) => game.view.phase === "over",
+    // The TV: one screen, never scrolled. On top whose turn it is, the last thing that happened
+    // (and a duel, beside them); every player's panel; then the board: the magic cards, the fate
+    // stacks and the last fate card, the last roll, the towers and the earlier happenings (as
+    // many as the screen holds).
     table(container, game, view) {
       const g = game.view;
       const over = g.phase === "over";
       const rollAll = g.phase === "start_roll" ? find(game, "roll") : null;
-      const body = el("div", { class: `nuit nuit-table phase-${g.phase}`, "data-position": String(view.position) },
-        status(g, view, "table"),
-        rollAll ? el("div", { class: "n-choices" }, el("button", { type: "button", id: "roll-table", class: "roll primary",
-          disabled: !rollAll.allowed, "data-name": "roll", onclick: () => C.send("table", "roll") }, ui.nuit_roll_all)) : null,
+      const [latest, ...earlier] = g.happenings;
+      // The latest happening is the first of the list of happenings, shown apart.
+      const last = latest ? el("section", { class: "n-happenings last-action", "aria-live": "polite" },
+        el("ol", {}, el("li", { "data-kind": latest.kind }, happeningText(g, latest)))) : null;
+      const lately = earlier.length ? el("section", { class: "n-happenings" }, el("h3", {}, ui.nuit_latest),
+        el("ol", { "data-fit": "trim" }, earlier.slice(0, 8).map((h) => el("li", { "data-kind": h.kind }, happeningText(g, h))))) : null;
+      const told = history(g);
+      if (told && told.querySelector("ol")) told.querySelector("ol").dataset.fit = "trim";
+      const fight = duel(g, view);
+      const note = unverified(g);
+      // Five or six panels to a screen: each says its bottles by their number, without the row of them.
+      const crowd = players(g, view, "big");
+      if (g.players.length >= 5) crowd.dataset.many = "";
+      const body = el("div", { class: `nuit nuit-table phase-${g.phase}${fight ? " in-duel" : ""}`, "data-position": String(view.position) },
+        // A duel's band is taller than whose turn and the last action: the note on the defaults
+        // fills the room beside it, instead of a line of its own at the foot.
+        el("div", { class: "n-top" }, el("div", { class: "n-now" }, status(g, view, "table"), last, fight ? note : null,
+          rollAll ? el("div", { class: "n-choices" }, el("button", { type: "button", id: "roll-table", class: "roll primary",
+            disabled: !rollAll.allowed, "data-name": "roll", onclick: () => C.send("table", "roll") }, ui.nuit_roll_all)) : null),
+        fight),
         g.phase === "start_roll" ? startRolls(g) : null,
-        over ? el("div", { class: "n-cols" }, towers(g), seal(g)) : null,
-        duel(g, view),
+        crowd,
         el("div", { class: "n-grid" },
-          el("div", { class: "n-col" }, players(g, view, "big")),
-          el("div", { class: "n-col" }, board(g, "big"), lastRoll(g)),
-          el("div", { class: "n-col" }, over ? null : towers(g), happenings(g, 8), history(g))),
-        el("div", { class: "n-foot" }, over ? null : seal(g), unverified(g)));
+          // Once over, the towers and the seal that proves where the tomato was come first.
+          el("div", { class: "n-col" }, over ? towers(g) : [display(g, "big"), stacks(g)]),
+          el("div", { class: "n-col" }, el("section", { class: "n-last-fate" }, el("h3", {}, ui.nuit_last_fate),
+            fateCard(g, g.last_fate, true)), over ? null : seal(g), lately),
+          el("div", { class: "n-col" }, lastRoll(g), over ? null : towers(g), told)),
+        // Once over, the seal (opened: the tomato's tower and the salt that proves it) across the foot.
+        el("div", { class: "n-foot" }, over ? seal(g) : null, fight ? null : note));
       container.replaceChildren(body);
     },
     seat(container, game, view) {

@@ -1,7 +1,25 @@
-// The table display: public view only, made to be read from across the room.
+// The table display: public view only, made to be read from across the room. A TV in kiosk mode
+// cannot scroll, so the page is laid out for the screen it has (see the TV section of
+// companion.css): once a game is on, the join QR code and the seat list step aside to a corner; a
+// tap on them, or a phone joining, brings the QR code back large for a while (until a new game starts).
 "use strict";
 (function (C) {
   const { $, el, ui } = C;
+  const LARGE_QR_MS = 30000;
+  let largeUntil = 0;
+  let largeTimer = null;
+  let seatedBefore = null;
+  let gameBefore;  // the game shown last (undefined before the first view)
+
+  function seated(view) { return view.table.seats.filter((s) => s.name).length; }
+
+  // The QR code large for a while (a tap, or a phone that just joined), then back in its corner.
+  function showLargeQr(on) {
+    clearTimeout(largeTimer);
+    largeUntil = on ? Date.now() + LARGE_QR_MS : 0;
+    if (on) largeTimer = setTimeout(() => showLargeQr(false), LARGE_QR_MS);
+    document.body.classList.toggle("qr-large", on);
+  }
 
   function render(view) {
     C.renderTitle(view);
@@ -15,14 +33,45 @@
         s.connected ? `● ${ui.online}` : `○ ${ui.away}`) : null)));
     $("fairness").replaceChildren(...[C.fairness(view)].filter(Boolean));
     const game = view.game;
+    const running = !!game && !game.ended;
+    // The QR code in its corner once a game is on and someone has joined (before, it is the
+    // screen's first use).
+    document.body.classList.toggle("in-game", !!game && seated(view) > 0);
+    document.body.classList.toggle("playing", running);
+    document.body.dataset.game = game ? game.game : "";
+    const count = seated(view);
+    const id = game ? game.id : null;
+    // A new game needs the whole screen at once: the large QR code goes back to its corner.
+    if (gameBefore !== undefined && id !== gameBefore) showLargeQr(false);
+    else if (game && seatedBefore !== null && count > seatedBefore) showLargeQr(true);
+    seatedBefore = count;
+    gameBefore = id;
     const container = $("game");
-    if (!game) { container.replaceChildren(el("p", { class: "notice" }, ui.no_game)); return; }
+    if (!game) { container.replaceChildren(el("p", { class: "notice" }, ui.no_game)); fit(); return; }
     const screens = C.games[game.game];
     if (screens) screens.table(container, game, view);
     else container.replaceChildren(el("p", { class: "notice" }, C.text(game.title)));
     // A game whose own screen announces its end (a winner) needs no second notice.
     const announced = screens && screens.announcesEnd && screens.announcesEnd(game);
     if (game.ended && !announced) container.prepend(el("p", { class: "notice" }, ui.game_over));
+    // A finished game (the host may end one mid-turn) says nobody's turn, and nobody is waited for.
+    if (game.ended) {
+      container.querySelectorAll(".whose-turn").forEach((node) => node.remove());
+      container.querySelectorAll(".current, .roller, .slapper").forEach((node) => node.classList.remove("current", "roller", "slapper"));
+    }
+    fit();
+  }
+
+  // Lists marked data-fit="trim" (a history, the earlier rolls, a ranking) keep their first
+  // entries, as many as their box on this screen holds (the list itself, or the enclosing
+  // [data-fit-box] for a table's rows): the oldest or the last give way, never the page. A list
+  // with no room for one entry is not shown (its section with it).
+  function fit() {
+    for (const list of document.querySelectorAll("#game [data-fit='trim']")) {
+      const box = list.closest("[data-fit-box]") || list;
+      while (list.children.length && box.scrollHeight > box.clientHeight + 1) list.lastElementChild.remove();
+      if (!list.children.length) (list.closest("section") || list).hidden = true;
+    }
   }
 
   // The table's keyboard: Space or Enter does the game's main thing (roll, arm a race); with
@@ -40,6 +89,14 @@
       event.preventDefault();
       C.buttons.pressSimulated(button);
     }
+  });
+  $("side").addEventListener("click", () => {
+    if (document.body.classList.contains("in-game")) showLargeQr(Date.now() >= largeUntil);
+  });
+  let resized = null;
+  window.addEventListener("resize", () => {
+    cancelAnimationFrame(resized);
+    resized = requestAnimationFrame(() => render(current));
   });
   render(current);
   C.follow("table", (view) => { current = view; render(view); });

@@ -100,9 +100,9 @@
     return el("div", { class: `v-status${mine ? " my-turn" : ""}`, id: "vampir-status", "data-phase": g.phase,
       "data-stage": g.stage || "" },
     el("span", { class: "v-round" }, fill(ui.vampir_round, { n: g.round, of: g.rounds })),
-    turn && g.current !== null ? el("strong", { class: "v-turn" },
+    turn && g.current !== null ? el("strong", { class: "v-turn whose-turn" },
       mine ? ui.vampir_your_turn : fill(g.phase === "playing" ? ui.vampir_starts : ui.vampir_turn_of, { name: nameOf(g, g.current) })) : null,
-    el("span", { class: "v-wait" }, ended ? "" : stageText(g, me(view))),
+    el("span", { class: "v-wait whose-turn" }, ended ? "" : stageText(g, me(view))),
     g.cards === "digital" && g.phase === "turn" ? drawPile(g) : null);
   }
 
@@ -150,10 +150,11 @@
       el("div", { class: "v-hunts" }, p.hunts.length ? p.hunts.map((h) => hunt(g, h)) : el("span", { class: "muted" }, ui.vampir_no_hunt))))));
   }
 
-  function reasonWords(g, c) {
+  // `short`: the TV's one line per colour, where the row's zeros show who has no hunt.
+  function reasonWords(g, c, short) {
     const low = { n: c.lowest, names: names(g, c.discard) };
     switch (c.reason) {
-      case "someone_has_none": return fill(ui.vampir_reason_none, { names: names(g, c.without) });
+      case "someone_has_none": return short ? ui.vampir_reason_none_short : fill(ui.vampir_reason_none, { names: names(g, c.without) });
       case "all_tied": return fill(ui.vampir_reason_all_tied, low);
       case "all_tied_kept": return fill(ui.vampir_reason_all_kept, low);
       default: return fill(c.discard.length > 1 ? ui.vampir_reason_lowest_many : ui.vampir_reason_lowest, low);
@@ -162,7 +163,7 @@
 
   // The scoring, colour by colour: each player's heads (struck out when discarded) and why; on a
   // phone the reason goes under its colour's row, the screen is too narrow for a column of it.
-  function scoring(g, score, title, id, compact) {
+  function scoring(g, score, title, id, compact, short) {
     const seats = g.players.map((p) => p.seat);
     const width = seats.length + 2;
     return el("section", { class: `v-scoring${compact ? " compact" : ""}`, id },
@@ -178,7 +179,7 @@
             return el("td", { class: gone ? "discarded" : n ? "" : "none", "data-seat": String(s) },
               gone ? el("s", { title: ui.vampir_discarded }, String(n)) : String(n));
           }),
-          compact ? null : el("td", { class: "v-why" }, reasonWords(g, c))),
+          compact ? null : el("td", { class: "v-why" }, reasonWords(g, c, short))),
         compact ? el("tr", { class: "v-why-row" }, el("td", { class: "v-why", colspan: String(width - 1) }, reasonWords(g, c))) : null])),
         score.points ? el("tfoot", {}, el("tr", { class: "v-points" }, el("th", {}, ui.vampir_points),
           seats.map((s) => el("td", { "data-seat": String(s) }, String(score.points[String(s)]))), compact ? null : el("td", {}))) : null));
@@ -196,14 +197,14 @@
           seats.map((s) => el("td", { class: g.winners.includes(s) ? "winner" : "", "data-seat": String(s) }, String(g.totals[String(s)])))))));
   }
 
-  function result(g, compact) {
+  function result(g, compact, short) {
     if (g.phase !== "scored" && g.phase !== "over") return null;
     const last = g.scores[g.scores.length - 1];
     const title = fill(ui.vampir_scoring_title, { round: last.round });
     const ending = g.ending ? el("p", { class: "v-ending" }, ui[`vampir_ended_${g.ending}`] || "") : null;
     const won = g.phase === "over" && g.winners.length ? el("p", { class: "v-winner", id: "vampir-winner" },
       fill(g.winners.length > 1 ? ui.vampir_winners : ui.vampir_winner, { names: names(g, g.winners), n: g.totals[String(g.winners[0])] })) : null;
-    return el("div", { class: "v-result" }, won, ending, scoring(g, last, title, "vampir-scoring", compact));
+    return el("div", { class: "v-result" }, won, ending, scoring(g, last, title, "vampir-scoring", compact, short));
   }
 
   // Open on the table (nobody clicks a TV), folded on a phone.
@@ -395,14 +396,25 @@
 
   C.games[GAME] = {
     announcesEnd: (game) => game.view.phase === "over",
+    // The TV: one screen, never scrolled. The turn and the last action on top, the locations, the
+    // players beside the rounds and the latest happenings (as many as the screen holds), and the
+    // scoring as it would be now (or the round's scoring), each colour's reason on its row.
     table(container, game, view) {
       const g = game.view;
+      const last = lastAction(g);
+      if (last) last.classList.add("last-action");
+      const scored = g.phase === "scored" || g.phase === "over";
+      const now = g.phase === "turn" && g.projection ? el("section", { class: "v-projection" },
+        scoring(g, { colours: g.projection.colours, points: g.projection.points }, ui.vampir_projection_title,
+          "vampir-projection", false, true)) : null;
+      const lately = happenings(g, 12);
+      if (lately) lately.querySelector("ol").dataset.fit = "trim";
       container.replaceChildren(el("div", { class: `vampir vampir-table phase-${g.phase}`, "data-position": String(view.position) },
-        status(g, view, "table"), lastAction(g), result(g), supply(g),
-        locations(g, "big"),
+        status(g, view, "table"), last, supply(g),
+        scored ? null : locations(g, "big"),
         el("div", { class: "v-grid" }, players(g, "big"),
-          el("div", { class: "v-side" }, roundsTable(g), g.phase === "turn" ? projection(g, true) : null, happenings(g, 5))),
-        unverified(g)));
+          el("div", { class: "v-side" }, roundsTable(g), lately, unverified(g)),
+          scored ? result(g, false, true) : now)));
     },
     seat(container, game, view) {
       redraw = () => C.games[GAME].seat(container, game, view);
