@@ -783,7 +783,9 @@ def test_ambiguity_5_the_offender_chooses_the_card_to_reopen() -> None:
     offered = [c.args for c in GARLIC_SLAP.actions(game.state, seat(1)) if c.name == "reopen"]
     assert offered == [{"slot": 0}, {"slot": 2}]
     assert not [c for c in GARLIC_SLAP.actions(game.state, seat(2)) if c.name == "reopen"]
-    assert game.view(TABLE)["penalties"] == [{"seat": 1, "reason": "wrong_claim"}]
+    [owed] = game.view(TABLE)["penalties"]
+    assert (owed["seat"], owed["reason"]) == (1, "wrong_claim")
+    assert owed["ends_us"] - owed["since_us"] == 10_000_000, "every screen counts down the choice's 10 s"
     game.do(seat(1), "reopen", slot=0)
     assert game.hand(1) == "yellow-bat violet-moon [violet-bat]"
 

@@ -157,6 +157,12 @@ def settle(page: Page) -> None:
     page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))")
 
 
+def longest_undo_notice(game_id: str, lang: str) -> str:
+    ui = json.loads((TRANSLATIONS / f"{lang}.json").read_text())["ui"]
+    move = max((text for key, text in ui.items() if key.startswith(f"move_{game_id}_")), key=len)
+    return ui["undone_host"].replace("{move}", move).replace("{actor}", "Player 13")
+
+
 def check(page: Page, size: dict[str, int]) -> list[str]:
     page.set_viewport_size(size)
     settle(page)
@@ -185,6 +191,13 @@ def test_every_tv_page_fits_one_screen(game_id: str, tv: Page, tmp_path: Path, a
                     failures += [f"{where}: {p}" for p in problems]
                     if problems:  # the picture beside the names, for whoever fixes it
                         tv.screenshot(path=str(artifacts / f"tv-fits-{game_id}-{players}-{lang}-{size['width']}.png"))
+                # An undo's notice takes a line under the header until the next move: the play area
+                # gives it the room (shown here with the longest move name the game has).
+                tv.evaluate("(text) => { const n = document.getElementById('undone'); n.textContent = text;"
+                            " n.hidden = false; }", longest_undo_notice(game_id, lang))
+                for size in SIZES:
+                    where = f"{game_id}, {players} players, {lang}, {size['width']}x{size['height']}, undo notice"
+                    failures += [f"{where}: {p}" for p in check(tv, size)]
         assert not failures, f"{len(failures)} problems on the TV:\n" + "\n".join(failures[:80])
     finally:
         service.stop()
