@@ -409,3 +409,23 @@ def test_contrast_of_text_on_every_filled_control_and_theme_colour() -> None:
                 weak += [f"{name}: {selector}: {fore} on {s} is {contrast(fore, s):.2f}:1"
                          for s in surfaces if contrast(fore, s) < MIN_CONTRAST]
     assert not weak, "text below 4.5:1:\n" + "\n".join(weak)
+
+
+def test_a_countdown_is_readable_on_every_banner_that_shows_one() -> None:
+    """A countdown turns pink when little time is left; on the quiz's green "Buzz!" banner that
+    pink was 1.3:1, unreadable from the sofa just when it matters."""
+    rules = dict(css_rules())
+    weak = []
+    for name, theme in themes().items():
+        for banner in (".quiz-status.go", ".quiz-status.hands-off"):
+            back = colour(rules[banner].get("background", ""), theme)
+            assert back, banner
+            for state in (".countdown", ".countdown.low"):
+                # The most specific rule that colours it: the banner's own, the banner's kind's, the countdown's.
+                kind = "." + banner.split(".")[-1]
+                ink = next((rules[s]["color"] for s in (f"{banner} {state}", f"{kind} {state}", state)
+                            if "color" in rules.get(s, {})), rules[banner]["color"])
+                fore = colour(ink, theme)
+                if fore and contrast(fore, back) < MIN_CONTRAST:
+                    weak.append(f"{name}: {banner} {state}: {fore} on {back} is {contrast(fore, back):.2f}:1")
+    assert not weak, "\n".join(weak)
