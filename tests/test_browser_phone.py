@@ -212,6 +212,19 @@ def held_and_released(phone: Screen, peek: str, secret: str, words: list[str]) -
         assert count and seen_words == words, f"{phone.name} while held: {count} × {secret}, words {seen_words}/{words}"
     page.locator(secret).first.wait_for(state="detached", timeout=2000)
     assert shown() == (0, []), f"{phone.name} still shows {secret} after release: {shown()}"
+    # The page moves under a still finger (another player's move redraws what lies above the
+    # control): the secret stays shown until the finger lifts or slides.
+    with holding(phone, peek):
+        page.locator(secret).first.wait_for(state="visible", timeout=2000)
+        box = page.locator(f'button.peek[data-peek="{peek}"]').bounding_box()
+        assert box is not None
+        page.evaluate("() => document.getElementById('main').prepend(Object.assign(document.createElement('div'),"
+                      " { id: 'shift', style: 'height: 160px' }))")
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)   # the same point
+        page.wait_for_timeout(300)
+        assert page.locator(secret).first.is_visible(), f"{phone.name}: a redraw under a still finger hid {secret}"
+    page.evaluate("() => document.getElementById('shift').remove()")
+    page.locator(secret).first.wait_for(state="detached", timeout=2000)
     # A finger (touch events, as on the phone): shown while it rests on the control, gone when lifted.
     box = page.locator(f'button.peek[data-peek="{peek}"]').bounding_box()
     assert box is not None

@@ -9,6 +9,7 @@
   const draws = new WeakMap();   // each live box: its drawing function
   let held = null;                // the id of the peek held now
   let holder = null;              // the pointer holding it, or "key"
+  let downAt = null;              // where that pointer went down
 
   function redrawAll() {
     for (const box of document.querySelectorAll(".peek-box")) {
@@ -16,6 +17,7 @@
       if (draw) draw();
     }
   }
+  const SLIDE_PX = 12;            // a finger that moved less than this is still where it was
   function hold(id, by) { held = id; holder = by; redrawAll(); }
   function release() { if (held !== null) { held = null; holder = null; redrawAll(); } }
 
@@ -41,9 +43,16 @@
       e.preventDefault();         // no text selection, no long-press menu
       // A finger is captured by what it touched: let go, so that sliding off the control hides it.
       if (button.hasPointerCapture(e.pointerId)) button.releasePointerCapture(e.pointerId);
+      downAt = [e.clientX, e.clientY];
       hold(id, e.pointerId);
     });
-    button.addEventListener("pointerleave", (e) => { if (holder === e.pointerId) release(); });
+    // Sliding off hides it; the page moving under a still finger (another player's move redraws
+    // the screen) does not: the browser then reports a leave at the very point it went down.
+    button.addEventListener("pointerleave", (e) => {
+      if (holder !== e.pointerId) return;
+      if (downAt && Math.hypot(e.clientX - downAt[0], e.clientY - downAt[1]) < SLIDE_PX) return;
+      release();
+    });
     button.addEventListener("keydown", (e) => {
       if ((e.key === " " || e.key === "Enter") && !e.repeat) { e.preventDefault(); hold(id, "key"); }
     });
