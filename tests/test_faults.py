@@ -293,6 +293,7 @@ def test_the_box_unplugged_and_replugged_mid_round(tmp_path: Path) -> None:
 OFFLINE_S = 60.0
 
 
+@pytest.mark.slow
 def test_a_phone_offline_for_a_minute_comes_back_to_the_current_state(tmp_path: Path) -> None:
     rnd = seeded("offline phone")
     service = Service(tmp_path / "data")

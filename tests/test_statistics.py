@@ -40,6 +40,7 @@ def test_every_die_of_the_catalogue_is_fair(die: str) -> None:
     assert chi_square_p([counts[face] for face in range(faces)]) > 0.001
 
 
+@pytest.mark.slow
 def test_a_five_card_shuffle_reaches_all_120_orders_evenly() -> None:
     source = SeededRandomSource(master_key(b"\x07" * 32, []))
     counts = Counter(tuple(shuffled(source, list("ABCDE"), f"shuffle {n}")) for n in range(SHUFFLES))
