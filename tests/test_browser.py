@@ -24,7 +24,7 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 
 from companion.server.patch import apply as apply_patch
-from tests.support.browser import PLAYER_NAMES, SHOWS_ROLL_JS, Scene, Screen
+from tests.support.browser import PLAYER_NAMES, SHOWS_ROLL_JS, Scene, Screen, wait_link
 
 pytestmark = pytest.mark.browser
 
@@ -77,15 +77,6 @@ def assert_same_roll_everywhere(scene: Scene, screens: list[Screen], number: int
         assert roll["faces"] == expected["faces"], f"{name} shows faces {roll['faces']}, expected {expected['faces']}"
     dice = {name: roll["dice"] for name, roll in shown.items() if roll}
     assert len({json.dumps(d) for d in dice.values()}) == 1, f"the screens disagree about the dice: {dice}"
-
-
-def wait_for_link(screen: Screen, up: bool, timeout_s: float) -> None:
-    selector = "#link:not(.down)" if up else "#link.down"
-    text = "connected" if up else "reconnecting…"
-    try:
-        screen.page.locator(selector, has_text=text).wait_for(timeout=timeout_s * 1000)
-    except PlaywrightError:
-        pytest.fail(f"{screen.name}: #link should say {text!r} within {timeout_s} s; it is {screen.link_state()!r}")
 
 
 def seat_presence(scene: Scene, name: str) -> Any:
@@ -236,7 +227,7 @@ def test_a_phone_offline_for_twenty_seconds_catches_up(scene: Scene) -> None:
 
     offline.go_offline()
     went = time.monotonic()
-    wait_for_link(offline, up=False, timeout_s=CATCH_UP_S)
+    wait_link(offline, up=False, within_s=CATCH_UP_S)
     assert offline.page.locator("#offline").is_visible(), "the phone says its seat is kept while it reconnects"
 
     # Meanwhile another phone rolls twice; the table follows, the offline phone cannot.
@@ -251,7 +242,7 @@ def test_a_phone_offline_for_twenty_seconds_catches_up(scene: Scene) -> None:
 
     offline.go_online()
     wait_for_roll([offline], 3, since=time.monotonic(), within_s=CATCH_UP_S)
-    wait_for_link(offline, up=True, timeout_s=CATCH_UP_S)
+    wait_link(offline, up=True, within_s=CATCH_UP_S)
     assert offline.page.locator("#offline").is_hidden()
     assert_same_roll_everywhere(scene, scene.screens, 3)
     seat_presence(scene, PLAYER_NAMES[0]).filter(has_text="here").wait_for(timeout=CATCH_UP_S * 1000)
@@ -266,10 +257,10 @@ def test_every_page_recovers_by_itself_after_the_server_is_killed_and_restarted(
 
     scene.service.kill()
     for screen in scene.screens:
-        wait_for_link(screen, up=False, timeout_s=CATCH_UP_S)
+        wait_link(screen, up=False, within_s=CATCH_UP_S)
     scene.service.start()
     for screen in scene.screens:
-        wait_for_link(screen, up=True, timeout_s=2 * CATCH_UP_S)
+        wait_link(screen, up=True, within_s=2 * CATCH_UP_S)
     for name in PLAYER_NAMES:
         seat_presence(scene, name).filter(has_text="here").wait_for(timeout=CATCH_UP_S * 1000)
 
@@ -292,7 +283,7 @@ def test_seat_two_never_receives_seat_three_private_data(scene: Scene) -> None:
     seat2.page.wait_for_function(
         "() => window.__received.some((r) => r.kind === 'fetch' && r.url.includes('/api/view'))")
     seat2.page.reload()
-    wait_for_link(seat2, up=True, timeout_s=CATCH_UP_S)
+    wait_link(seat2, up=True, within_s=CATCH_UP_S)
 
     seat2.flush()
     heard_seat3 = [record for record, view in received_views(seat2.received)

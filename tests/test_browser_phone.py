@@ -26,7 +26,7 @@ from companion.games.vampir import VAMPIR
 from companion.sim.players import garlic as garlic_players
 from companion.sim.players import nuit as nuit_players
 from companion.sim.players import vampir as vampir_players
-from tests.support.browser import PHONE_SIZE, PLAYER_NAMES, Scene, Screen, holding
+from tests.support.browser import PHONE_SIZE, PLAYER_NAMES, Scene, Screen, holding, wait_link
 
 pytestmark = pytest.mark.browser
 
@@ -51,27 +51,11 @@ SEEN_JS = """(selector) => {
 }"""
 
 
-def link_says(screen: Screen) -> str:
-    return screen.link_state()
-
-
-def wait_link(screen: Screen, up: bool, within_s: float) -> float:
-    """The header's link line says connected (`up`) or reconnecting within `within_s`; how long it took."""
-    started = time.monotonic()
-    selector = "#link:not(.down)" if up else "#link.down"
-    text = "connected" if up else "reconnecting…"
-    try:
-        screen.page.locator(selector, has_text=text).wait_for(timeout=within_s * 1000)
-    except PlaywrightError:
-        pytest.fail(f"{screen.name}: the header should say {text!r} within {within_s} s; it says {link_says(screen)!r}")
-    return time.monotonic() - started
-
-
 def stays_up(screen: Screen, for_s: float) -> None:
     """The header says connected all along (sampled every 250 ms): a quiet table is not a lost link."""
     deadline = time.monotonic() + for_s
     while time.monotonic() < deadline:
-        state = link_says(screen)
+        state = screen.link_state()
         assert state == "up:connected", f"{screen.name} said {state!r} on a working, quiet link"
         screen.page.wait_for_timeout(250)
 
@@ -101,7 +85,7 @@ def test_the_offline_event_alone_says_the_link_is_down_at_once_and_clears_when_b
     took = wait_link(phone, up=False, within_s=2.0)
     assert phone.page.locator("#offline").is_visible(), "the banner says the seat is kept"
     phone.page.wait_for_timeout(3000)
-    assert link_says(phone) == "down:reconnecting…", "offline for three seconds: still says so"
+    assert phone.link_state() == "down:reconnecting…", "offline for three seconds: still says so"
     phone.context.set_offline(False)
     wait_link(phone, up=True, within_s=BACK_WITHIN_S)
     assert phone.page.locator("#offline").is_hidden()
@@ -120,12 +104,12 @@ def test_a_silent_link_is_told_within_seconds_and_a_quiet_table_is_not(scene: Sc
     wait_link(phone, up=False, within_s=TELLS_WITHIN_S)
     assert phone.page.locator("#offline").is_visible()
     phone.page.wait_for_timeout(2000)
-    assert link_says(phone) == "down:reconnecting…", "still silent: the header must not say connected"
+    assert phone.link_state() == "down:reconnecting…", "still silent: the header must not say connected"
     # A tap into the silence: no answer comes, and the phone says so rather than nothing.
     phone.page.locator("#roll-me").click()
     seen(phone, "#error", "No answer", within_s=13.0)
-    assert link_says(phone) == "down:reconnecting…"
-    assert link_says(other) == "up:connected", "the other phone's link is fine"
+    assert phone.link_state() == "down:reconnecting…"
+    assert other.link_state() == "up:connected", "the other phone's link is fine"
     phone.link.plug()
     wait_link(phone, up=True, within_s=BACK_WITHIN_S)
     assert phone.page.locator("#offline").is_hidden()

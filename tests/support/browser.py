@@ -556,3 +556,16 @@ def tap(scene: Scene, screen: Screen, name: str, args: dict[str, Any] | None, ro
     view = scene.wait_for_view(lambda v: v["position"] > before)
     everywhere(scene, view["position"], started, root)
     return scene.view()
+
+
+def wait_link(screen: Screen, up: bool, within_s: float) -> float:
+    """The header's link line says connected (`up`) or reconnecting within `within_s`; how long it took."""
+    started = time.monotonic()
+    selector = "#link:not(.down)" if up else "#link.down"
+    text = "connected" if up else "reconnecting…"
+    try:
+        screen.page.locator(selector, has_text=text).wait_for(timeout=within_s * 1000)
+    except PlaywrightError:
+        pytest.fail(f"{screen.name}: the header should say {text!r} within {within_s} s; "
+                    f"it says {screen.link_state()!r}")
+    return time.monotonic() - started
