@@ -31,6 +31,16 @@ def last_result(table) -> dict:
     return table.view(TABLE)["game"]["view"]["results"][0]
 
 
+def race_won(quiz, clock: ManualClock, number: int, after_us: int) -> None:
+    """The host arms a race, seat `number` presses `after_us` later, and the referee decides."""
+    table, _keeper, source, later = quiz
+    table.handle(HOST, Command("arm", {"mode": "race"}))
+    clock.advance(after_us)
+    source.press(number)
+    clock.advance(3_000)
+    later.run()
+
+
 def test_a_race_is_won_by_the_first_press_with_gaps_in_the_log(quiz, clock: ManualClock, store: EventStore) -> None:
     table, _keeper, source, later = quiz
     table.handle(HOST, Command("arm", {"mode": "race"}))
@@ -106,11 +116,7 @@ def test_only_the_system_settles_and_only_the_host_arms(quiz) -> None:
 
 def test_a_late_answer_to_one_round_is_not_a_false_start_of_the_next(quiz, clock: ManualClock) -> None:
     table, _keeper, source, later = quiz
-    table.handle(HOST, Command("arm", {"mode": "race"}))
-    clock.advance(200_000)
-    source.press(1)
-    clock.advance(3_000)
-    later.run()
+    race_won(quiz, clock, 1, after_us=200_000)
     assert last_result(table)["winner"] == "seat:1"
     clock.advance(100_000)
     source.press(2)  # too late for round 1: it was decided already
@@ -130,12 +136,8 @@ def test_every_press_of_a_race_is_listed_with_its_time_even_after_the_decision(q
     decision but inside the 5 s window: the round lists them with their times after the signal and
     behind the winner, and their reaction times join the board. A second press of seat 1 and a press
     after the window are not listed."""
-    table, _keeper, source, later = quiz
-    table.handle(HOST, Command("arm", {"mode": "race"}))
-    clock.advance(250_000)
-    source.press(3)
-    clock.advance(3_000)
-    later.run()
+    table, _keeper, source, _later = quiz
+    race_won(quiz, clock, 3, after_us=250_000)
     assert last_result(table)["winner"] == "seat:3"
     clock.advance(147_000)
     source.press(1)
@@ -157,11 +159,7 @@ def test_every_press_of_a_race_is_listed_with_its_time_even_after_the_decision(q
 
 def test_a_late_press_is_not_listed_once_the_next_round_is_armed(quiz, clock: ManualClock) -> None:
     table, _keeper, source, later = quiz
-    table.handle(HOST, Command("arm", {"mode": "race"}))
-    clock.advance(250_000)
-    source.press(3)
-    clock.advance(3_000)
-    later.run()
+    race_won(quiz, clock, 3, after_us=250_000)
     table.handle(HOST, Command("arm", {"mode": "race"}))
     clock.advance(100_000)
     source.press(1)  # an answer to round 2, not a late press of round 1
@@ -172,11 +170,7 @@ def test_a_late_press_is_not_listed_once_the_next_round_is_armed(quiz, clock: Ma
 
 
 def test_only_the_system_lists_a_late_press(quiz, clock: ManualClock) -> None:
-    table, _keeper, source, later = quiz
-    table.handle(HOST, Command("arm", {"mode": "race"}))
-    clock.advance(250_000)
-    source.press(3)
-    clock.advance(3_000)
-    later.run()
+    table, _keeper, _source, _later = quiz
+    race_won(quiz, clock, 3, after_us=250_000)
     press = {"who": "seat:1", "t_us": 0, "uncertainty_us": 0, "source": "x", "after_arm_us": 1, "gap_us": 1}
     assert table.handle(HOST, Command("late_press", {"round": 1, "press": press})).rejection.code == "not_authorized"
