@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import random
 import tempfile
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -66,12 +67,8 @@ def player_counts(definition: GameDefinition[Any]) -> list[int]:
 @dataclass
 class Tally:
     undone: int = 0
-    refused: dict[str, int] | None = None
-    commands_undone: set[str] | None = None
-
-    def __post_init__(self) -> None:
-        self.refused = {}
-        self.commands_undone = set()
+    refused: Counter[str] = field(default_factory=Counter)
+    commands_undone: set[str] = field(default_factory=set)
 
 
 def play_with_undos(definition: GameDefinition[Any], seats: int, seed: int, steps: int, tally: Tally) -> None:
@@ -119,10 +116,9 @@ def undo_and_check(table: Table, store: EventStore, requester: Viewer, done: lis
     run = table.run
     assert run is not None
     outcome = table.handle(requester, Command("undo"))
-    assert tally.refused is not None and tally.commands_undone is not None
     if not outcome.ok:
         code = outcome.rejection.code if outcome.rejection else ""
-        tally.refused[code] = tally.refused.get(code, 0) + 1
+        tally.refused[code] += 1
         if code in WALLS:
             assert not done or code == "undo_too_far", "an undo was refused with a command to take back"
         else:
@@ -141,9 +137,6 @@ def undo_and_check(table: Table, store: EventStore, requester: Viewer, done: lis
     without = [r for r in records if r.seq < target.first_seq]
     assert GameRun.replay(run.definition, without).state == run.state, "the log without the command gives it"
     assert stuck_seats(run.definition, table) == [], f"undoing {target.command} left a seat with nothing to do"
-    # What is not undone (the walls, the other players' actions before) stays: the list is the model.
-    if done and done[-1].first_seq >= target.first_seq:
-        raise AssertionError("the model's stack is out of order")
 
 
 @pytest.mark.parametrize("game_id", sorted(GAMES))
