@@ -254,8 +254,8 @@ window.Companion = (function () {
     if (!undone) return "";
     const move = ui[`move_${game.game}_${undone.command}`] || undone.command;
     const params = { actor: byWho(undone.actor, view), by: byWho(undone.by, view), move };
-    const template = undone.by === "host" ? (undone.actor === "host" ? ui.undone_host_own : ui.undone_host)
-      : undone.by === undone.actor ? ui.undone_own : ui.undone_other;
+    // A seat may take back only its own move; the host anyone's.
+    const template = undone.by !== "host" ? ui.undone_own : undone.actor === "host" ? ui.undone_host_own : ui.undone_host;
     return fill(template, params);
   }
 
