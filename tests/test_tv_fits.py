@@ -171,6 +171,18 @@ def check(page: Page, size: dict[str, int]) -> list[str]:
     return [*problems, *([last] if last else [])]
 
 
+def check_and_show(page: Page, size: dict[str, int], artifacts: Path, where: tuple[str, int, str],
+                   case: str = "") -> list[str]:
+    """The problems named with where they were seen, and the picture beside them for whoever fixes it."""
+    problems = check(page, size)
+    game_id, players, lang = where
+    if problems:
+        suffix = f"-{case.replace(' ', '-')}" if case else ""
+        page.screenshot(path=str(artifacts / f"tv-fits-{game_id}-{players}-{lang}-{size['width']}{suffix}.png"))
+    said = ", ".join([game_id, f"{players} players", lang, f"{size['width']}x{size['height']}", *filter(None, [case])])
+    return [f"{said}: {p}" for p in problems]
+
+
 @pytest.mark.parametrize("game_id", list(GAMES))
 def test_every_tv_page_fits_one_screen(game_id: str, tv: Page, tmp_path: Path, artifacts: Path) -> None:
     service = ServiceProcess(tmp_path / "data", extra=("--simulate",)).start()
@@ -186,18 +198,13 @@ def test_every_tv_page_fits_one_screen(game_id: str, tv: Page, tmp_path: Path, a
                 tv.goto(f"{service.base}/table?lang={lang}")
                 tv.locator("#game > *").first.wait_for()
                 for size in SIZES:
-                    where = f"{game_id}, {players} players, {lang}, {size['width']}x{size['height']}"
-                    problems = check(tv, size)
-                    failures += [f"{where}: {p}" for p in problems]
-                    if problems:  # the picture beside the names, for whoever fixes it
-                        tv.screenshot(path=str(artifacts / f"tv-fits-{game_id}-{players}-{lang}-{size['width']}.png"))
+                    failures += check_and_show(tv, size, artifacts, (game_id, players, lang))
                 # An undo's notice takes a line under the header until the next move: the play area
                 # gives it the room (shown here with the longest move name the game has).
                 tv.evaluate("(text) => { const n = document.getElementById('undone'); n.textContent = text;"
                             " n.hidden = false; }", longest_undo_notice(game_id, lang))
                 for size in SIZES:
-                    where = f"{game_id}, {players} players, {lang}, {size['width']}x{size['height']}, undo notice"
-                    failures += [f"{where}: {p}" for p in check(tv, size)]
+                    failures += check_and_show(tv, size, artifacts, (game_id, players, lang), "undo notice")
         assert not failures, f"{len(failures)} problems on the TV:\n" + "\n".join(failures[:80])
     finally:
         service.stop()

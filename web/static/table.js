@@ -62,11 +62,17 @@
     fit();
   }
 
+  // A box marked data-fit-steps="N" has shorter forms for a crowded screen, each leaving out more
+  // (the game's CSS says what .fit-1 to .fit-N leave out): the first form that fits its box is shown.
   // Lists marked data-fit="trim" (a history, the earlier rolls, a ranking) keep their first
   // entries, as many as their box on this screen holds (the list itself, or the enclosing
   // [data-fit-box] for a table's rows): the oldest or the last give way, never the page. A list
   // with no room for one entry is not shown (its section with it).
   function fit() {
+    for (const box of document.querySelectorAll("#game [data-fit-steps]")) {
+      const steps = Number(box.dataset.fitSteps);
+      for (let step = 1; step <= steps && box.scrollHeight > box.clientHeight + 1; step += 1) box.classList.add(`fit-${step}`);
+    }
     for (const list of document.querySelectorAll("#game [data-fit='trim']")) {
       const box = list.closest("[data-fit-box]") || list;
       while (list.children.length && box.scrollHeight > box.clientHeight + 1) list.lastElementChild.remove();

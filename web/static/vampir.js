@@ -409,12 +409,16 @@
           "vampir-projection", false, true)) : null;
       const lately = happenings(g, 12);
       if (lately) lately.querySelector("ol").dataset.fit = "trim";
+      const below = scored ? result(g, false, true) : now;
+      // A crowded screen drops the colours' names from the hunts (their icon and border stay), then
+      // the hunts themselves when the table below has every player's heads in every colour.
+      const everyone = players(g, "big");
+      everyone.dataset.fitSteps = below ? "2" : "1";
       container.replaceChildren(el("div", { class: `vampir vampir-table phase-${g.phase}`, "data-position": String(view.position) },
         status(g, view, "table"), last, supply(g),
         scored ? null : locations(g, "big"),
-        el("div", { class: "v-grid" }, players(g, "big"),
-          el("div", { class: "v-side" }, roundsTable(g), lately, unverified(g)),
-          scored ? result(g, false, true) : now)));
+        el("div", { class: "v-grid" }, everyone,
+          el("div", { class: "v-side" }, roundsTable(g), lately, unverified(g)), below)));
     },
     seat(container, game, view) {
       redraw = () => C.games[GAME].seat(container, game, view);
