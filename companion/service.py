@@ -26,6 +26,7 @@ from companion.fairness.drbg import SEED_BYTES
 from companion.games.registry import GAMES
 from companion.store import EventStore
 from companion.table.deadlines import Timekeeper
+from companion.table.realtime import RealTimeKeeper
 from companion.table.session import Table, TableSettings
 
 log = logging.getLogger(__name__)
@@ -153,6 +154,7 @@ def open_service(config: Config, clock: Clock | None = None, seeds: Callable[[],
         pairs = ButtonMap.load(data_dir / PAIRING_FILE)
         buttons = ButtonHub(table, clock, open_sources(config.buttons, clock, scheduler), pairs, scheduler)
         buttons.start(watch_health)
+        RealTimeKeeper(table, clock, scheduler, data_dir).resume()  # before the glass's deadline is taken up
         Timekeeper(table, clock, scheduler).resume()  # held by the table, as its observer
     except BaseException:
         store.close()

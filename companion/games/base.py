@@ -244,6 +244,9 @@ class GameDefinition(Generic[S]):
     * `awaited(state)`: the seats the game is waiting on now (whose turn it is, who must answer).
       Their phones ask them to act, so each of them always has an allowed action among `actions`;
       the property tests hold every game to that, after an undo as after any move.
+    * `runs_in_real_time(state)`: a clock of the game runs now (a sand glass). The service then
+      marks the time it is alive, and after a restart sends the system command `clock_outage`
+      (`stopped_us`: its last mark) so the clock neither restarts full nor loses the outage.
     """
 
     id: str
@@ -271,6 +274,7 @@ class GameDefinition(Generic[S]):
     deadline: Callable[[S], Deadline | None] = field(default=lambda state: None)
     close: Callable[[S], S] = field(default=lambda state: state)
     awaited: Callable[[S], frozenset[int]] = field(default=lambda state: frozenset())
+    runs_in_real_time: Callable[[S], bool] = field(default=lambda state: False)
 
     def validate(self, state: S, actor: Viewer, command: Command) -> Rejection | None:
         """Why `actor` may not make this command now (None when it may): the move's declaration,
