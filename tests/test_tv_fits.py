@@ -43,8 +43,12 @@ a game's history (`_h_`: "Bruno starts (11)" is what happened, and stays true)."
 SIZES = ({"width": 1920, "height": 1080}, {"width": 1280, "height": 720})
 LANGUAGES = ("en", "fr")
 SMALLEST_PX_AT_1080 = 24.0
-MOVES = {"dice-tray": 8, "buzzer-quiz": 4, "garlic-slap": 14, "nuit-des-vampires": 40, "vampir": 30}
+MOVES = {"dice-tray": 8, "buzzer-quiz": 4, "garlic-slap": 14, "nuit-des-vampires": 40, "vampir": 30,
+         "chasse-au-vampire": 30}
 """Random moves before the check, per game (others: 20): results, histories, every panel filled."""
+PASSES: dict[str, tuple[dict[str, str], ...]] = {"chasse-au-vampire": ({}, {"board_mode": "companion"})}
+"""A game whose TV draws another screen for some options is checked once per set of them (others:
+once, with the defaults): La chasse au vampire on the table's own board, then on the companion's."""
 
 # Everything on the page that shows something, and whether it is on screen, uncovered and big enough.
 CHECK_JS = r"""(smallest) => {
@@ -189,23 +193,26 @@ def test_every_tv_page_fits_one_screen(game_id: str, tv: Page, tmp_path: Path, a
     try:
         table = MidGame(service)
         failures: list[str] = []
-        for players in player_counts(game_id):
-            table.seat_players(players)
-            table.start(game_id)
-            table.play(MOVES.get(game_id, 20))
-            for lang in LANGUAGES:
-                tv.set_viewport_size(SIZES[0])
-                tv.goto(f"{service.base}/table?lang={lang}")
-                tv.locator("#game > *").first.wait_for()
-                for size in SIZES:
-                    failures += check_and_show(tv, size, artifacts, (game_id, players, lang))
-                # An undo's notice takes a line under the header until the next move: the play area
-                # gives it the room (shown here with the longest move name the game has).
-                tv.evaluate("(text) => { const n = document.getElementById('undone'); n.textContent = text;"
-                            " n.hidden = false; }", longest_undo_notice(game_id, lang))
-                for size in SIZES:
-                    failures += check_and_show(tv, size, artifacts, (game_id, players, lang), "undo notice")
-        assert not failures, f"{len(failures)} problems on the TV:\n" + "\n".join(failures[:80])
+        for options in PASSES.get(game_id, ({},)):
+            said = " ".join(f"{k} {v}" for k, v in options.items())
+            for players in player_counts(game_id):
+                table.seat_players(players)
+                table.start(game_id, options)
+                table.play(MOVES.get(game_id, 20))
+                for lang in LANGUAGES:
+                    tv.set_viewport_size(SIZES[0])
+                    tv.goto(f"{service.base}/table?lang={lang}")
+                    tv.locator("#game > *").first.wait_for()
+                    for size in SIZES:
+                        failures += check_and_show(tv, size, artifacts, (game_id, players, lang), said)
+                    # An undo's notice takes a line under the header until the next move: the play
+                    # area gives it the room (shown here with the longest move name the game has).
+                    tv.evaluate("(text) => { const n = document.getElementById('undone'); n.textContent = text;"
+                                " n.hidden = false; }", longest_undo_notice(game_id, lang))
+                    for size in SIZES:
+                        failures += check_and_show(tv, size, artifacts, (game_id, players, lang),
+                                                   f"{said} undo notice".strip())
+        assert not failures, f"{len(failures)} problems on the TV:\n" + "\n".join(failures[:400])
     finally:
         service.stop()
 

@@ -215,7 +215,7 @@
         el("strong", {}, fill(ui.chasse_needs, { name: nameOf(g, t.victim), group: t.group })), " ",
         el("span", { class: "c-deadline" }, t.deadline_turns - turns <= 1 ? ui.chasse_deadline_tonight : ui.chasse_deadline_next),
         el("span", { class: "c-donor" }, t.donor === null ? ui.chasse_no_donor_yet : fill(ui.chasse_donor, { name: nameOf(g, t.donor) })),
-        t.reached.length ? el("span", { class: "c-reached" }, fill(ui.chasse_at_doctor, { names: names(g, t.reached) })) : null,
+        t.reached.length ? el("span", { class: "c-reached" }, fill(ui.chasse_reached_doctor, { names: names(g, t.reached) })) : null,
         game ? offerButton(game, g, t.victim) : null))));
   }
 
@@ -423,7 +423,7 @@
       parts.push(button(roll, ui.chasse_roll, { class: "primary big", id: "chasse-roll" }));
     }
     if (g.phase === "play" && g.current === you && g.stage === "move") {
-      parts.push(g.board_mode === "companion" ? companionMove(game, g) : ownBoardMove(game, g, view));
+      parts.push(...[].concat(g.board_mode === "companion" ? companionMove(game, g) : ownBoardMove(game, g, view)));
     }
     for (const t of g.transfusions || []) {
       const offer = offerButton(game, g, t.victim);
@@ -470,10 +470,11 @@
       g.phase === "start_roll" ? fill(ui.chasse_roll_all, { names: names(g, g.start.waiting) }) : fill(ui.chasse_roll_for, { name: nameOf(g, g.current) })) : null;
       const lately = happenings(g, 9, true);
       const main = g.phase === "start_roll" ? [startRolls(g)]
-        : companion ? [el("div", { class: "c-board tv", id: "chasse-board" }, boardArt(g, {}))]
+        : companion ? [el("div", { class: "c-board tv", id: "chasse-board" }, boardArt(g, {})), revealed(g, "small"),
+          transfusions(g, null, view)]
           : [revealed(g, "big"), playersList(g, view, "big", !game.ended), transfusions(g, null, view)];
       const side = g.phase === "start_roll" ? [glass(g, "tv"), playersList(g, view, "big", false), unverified(g)]
-        : companion ? [revealed(g, "small"), playersList(g, view, "small", !game.ended), transfusions(g, null, view), pieces(g), lately, unverified(g)]
+        : companion ? [playersList(g, view, "small", !game.ended), pieces(g), lately, unverified(g)]
           : [glass(g, "tv"), pieces(g), lately, unverified(g)];
       container.replaceChildren(el("div", { class: `chasse chasse-table phase-${g.phase} board-${companion ? "companion" : "own"}`,
         "data-position": String(view.position), "data-side": (g.glass || {}).side || "" },
