@@ -212,7 +212,7 @@ def test_every_tv_page_fits_one_screen(game_id: str, tv: Page, tmp_path: Path, a
                     for size in SIZES:
                         failures += check_and_show(tv, size, artifacts, (game_id, players, lang),
                                                    f"{said} undo notice".strip())
-        assert not failures, f"{len(failures)} problems on the TV:\n" + "\n".join(failures[:400])
+        assert not failures, f"{len(failures)} problems on the TV:\n" + "\n".join(failures[:80])
     finally:
         service.stop()
 

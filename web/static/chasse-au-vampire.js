@@ -329,15 +329,19 @@
     for (const p of g.players) if (p.square) bySquare.set(key(p.square), [...(bySquare.get(key(p.square)) || []), p]);
     const pawns = [];
     for (const group of bySquare.values()) {
+      // One pawn fills its square; several share it in a small grid (2 x 2, then 3 x 2).
+      const across = Math.ceil(Math.sqrt(group.length));
+      const rows = Math.ceil(group.length / across);
+      const step = CELL / across;
+      const r = group.length > 1 ? step / 2 - 0.25 : 3.4;
       group.forEach((p, i) => {
-        const n = group.length;
-        const spread = n > 1 ? (i - (n - 1) / 2) * Math.min(3.2, 8 / n) : 0;
-        const cx = p.square[0] * CELL + CELL / 2 + spread;
-        const cy = p.square[1] * CELL + CELL / 2 + (n > 2 ? (i % 2 ? 1.2 : -1.2) : 0);
+        const cx = group.length > 1 ? p.square[0] * CELL + step * (i % across + 0.5) : p.square[0] * CELL + CELL / 2;
+        const cy = group.length > 1 ? p.square[1] * CELL + CELL / 2 + step * (Math.floor(i / across) - (rows - 1) / 2)
+          : p.square[1] * CELL + CELL / 2;
         const current = g.phase === "play" && g.current === p.seat;
         pawns.push(svg("g", { class: `pawn ${p.role}${current ? " current" : ""}`, "data-seat": String(p.seat) },
-          svg("circle", { cx, cy, r: n > 2 ? 2.2 : 3 }),
-          svg("text", { x: cx, y: cy + (n > 2 ? 1.2 : 1.5), "text-anchor": "middle" },
+          svg("circle", { cx, cy, r }),
+          svg("text", { x: cx, y: cy + r * 0.42, "text-anchor": "middle", "font-size": (r * 1.2).toFixed(2) },
             document.createTextNode((p.name || String(p.seat)).charAt(0)))));
       });
     }
