@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from tests.support.browser import (
+    PHONE_SIZE,
     Scene,
     Screen,
     fits,
@@ -31,6 +32,8 @@ from tests.support.browser import (
     wait_on,
 )
 from tests.support.browser import tap as tap_button
+from tests.test_a11y import grave_violations, small_targets
+from tests.test_browser_phone import too_wide
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -98,6 +101,13 @@ def start_roll(scene: Scene, phones: dict[int, Screen]) -> dict[str, Any]:
                 assert shown.inner_text() == str(rolled["start"]["rolls"][str(seat)])
 
 
+def narrow_and_large_text(phone: Screen, what: str) -> None:
+    """The phone's page is no wider than the phone at 320-430 px, at 100 % and 200 % text size."""
+    problems = too_wide(phone, what)
+    phone.page.set_viewport_size(PHONE_SIZE)
+    assert not problems, "\n".join(problems)
+
+
 def roll_on_phone(scene: Scene, phone: Screen, seat: int) -> dict[str, Any]:
     pic = picture(tap(scene, phone, "roll"))
     assert pic["current"] == seat and pic["roll"] is not None, pic
@@ -157,6 +167,11 @@ def test_four_phones_play_the_hunt_on_their_own_board(scene: Scene, artifacts: P
     wait_on(phones[master], f"#chasse-bite button[data-bite='{victim}']", "the victim to pick")
     assert mine.locator("#chasse-bite button[data-bite]").count() == 1 + len(travellers[1:]), \
         "no bite, or one of the travellers out of the chapel"
+    narrow_and_large_text(phones[master], "the vampire's bite and places")
+    found = grave_violations(mine)
+    assert not found, f"the vampire's choices: serious accessibility violations: {found}"
+    small = small_targets(mine)
+    assert not small, f"targets under 44 px on the vampire's phone: {small}"
     mine.locator(f"#chasse-bite button[data-bite='{victim}']").click()
     wait_on(phones[master], f"#chasse-bite button[data-bite='{victim}'][aria-pressed='true']", "the chosen victim")
     before = player(picture(scene.view()), victim)["cards"]
@@ -167,6 +182,8 @@ def test_four_phones_play_the_hunt_on_their_own_board(scene: Scene, artifacts: P
     for screen in [table, *scene.phones, scene.host]:
         wait_on(screen, f"#chasse-revealed[data-card='{shown['card']}'] .c-face", "the card that answered the bite")
     on_the_tv(table, "#chasse-revealed")
+    found = grave_violations(table.page)
+    assert not found, f"the TV's reveal: serious accessibility violations: {found}"
     glass_everywhere(scene)
     both_languages(scene, table, "tv-bite", artifacts, "#chasse-revealed")
     both_languages(scene, phones[victim], "phone-bitten", artifacts, "#chasse-revealed")
@@ -202,6 +219,11 @@ def test_a_phone_moves_its_pawn_by_tapping_a_lit_square_of_the_companions_board(
     lit = phone.page.locator("#chasse-board .reach")
     wait_on(phone, "#chasse-board .reach", "the squares within reach")
     assert lit.count() > 0
+    narrow_and_large_text(phone, "the companion's board with the squares within reach")
+    found = grave_violations(phone.page)
+    assert not found, f"the board's move: serious accessibility violations: {found}"
+    found = grave_violations(table.page)
+    assert not found, f"the TV's board: serious accessibility violations: {found}"
     both_languages(scene, phone, "phone-board", artifacts, "#chasse-board .reach")
     square = phone.page.locator("#chasse-board .reach").last
     to = square.get_attribute("data-to")

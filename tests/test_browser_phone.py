@@ -365,7 +365,7 @@ def test_a_vampir_hand_shows_only_while_held_or_opened_to_play_on_its_turn(scene
 # ------------------------------------------------------------------------------- widths
 
 WIDTHS = (320, 360, 390, 430)
-GAMES = ("dice-tray", "buzzer-quiz", "garlic-slap", "nuit-des-vampires", "vampir")
+GAMES = ("dice-tray", "buzzer-quiz", "garlic-slap", "nuit-des-vampires", "vampir", "chasse-au-vampire")
 
 # Whatever sticks out of the phone's screen: the page's own width, and each element whose box
 # reaches past the right or the left edge (named, with its box and the start of its text); not
