@@ -21,6 +21,7 @@ import pytest
 
 from tests.support.browser import (
     PHONE_SIZE,
+    SOUND_SPY_JS,
     Scene,
     Screen,
     fits,
@@ -101,6 +102,23 @@ def start_roll(scene: Scene, phones: dict[int, Screen]) -> dict[str, Any]:
                 assert shown.inner_text() == str(rolled["start"]["rolls"][str(seat)])
 
 
+# The TV draws the running game's view as it would be once won (the game's own table screen, the
+# winner and the winning seats replaced): the end screen, without playing a whole game.
+DRAW_WON_JS = """([winner, winners, how]) => {
+  fetch('/api/view?as=table').then((r) => r.json()).then((view) => {
+    const g = structuredClone(view.game);
+    g.view = { ...g.view, phase: 'over', winner, winners, current: null, roll: null, allowance: null, stage: null,
+      happenings: [{ kind: 'game_won', winner, winners, how }, ...g.view.happenings] };
+    window.Companion.games['chasse-au-vampire'].table(document.getElementById('game'), g, view);
+  });
+}"""
+
+
+def won(scene: Scene, winner: str, winners: list[int], how: str) -> None:
+    scene.table.page.evaluate(DRAW_WON_JS, [winner, winners, how])
+    wait_on(scene.table, "#chasse-winner", "the winner")
+
+
 def narrow_and_large_text(phone: Screen, what: str) -> None:
     """The phone's page is no wider than the phone at 320-430 px, at 100 % and 200 % text size."""
     problems = too_wide(phone, what)
@@ -175,6 +193,7 @@ def test_four_phones_play_the_hunt_on_their_own_board(scene: Scene, artifacts: P
     mine.locator(f"#chasse-bite button[data-bite='{victim}']").click()
     wait_on(phones[master], f"#chasse-bite button[data-bite='{victim}'][aria-pressed='true']", "the chosen victim")
     before = player(picture(scene.view()), victim)["cards"]
+    table.page.evaluate(SOUND_SPY_JS)
     pic = picture(tap(scene, phones[master], "stop", {"place": "elsewhere", "bite": victim}))
     shown = pic["revealed"]
     assert shown and shown["seat"] == victim and shown["by"] == master and shown["why"] == "riposte", pic
@@ -182,6 +201,7 @@ def test_four_phones_play_the_hunt_on_their_own_board(scene: Scene, artifacts: P
     for screen in [table, *scene.phones, scene.host]:
         wait_on(screen, f"#chasse-revealed[data-card='{shown['card']}'] .c-face", "the card that answered the bite")
     on_the_tv(table, "#chasse-revealed")
+    assert table.page.evaluate("() => window.__tones.length") > 0, "a card turned face up makes no sound on the TV"
     found = grave_violations(table.page)
     assert not found, f"the TV's reveal: serious accessibility violations: {found}"
     glass_everywhere(scene)
@@ -197,6 +217,24 @@ def test_four_phones_play_the_hunt_on_their_own_board(scene: Scene, artifacts: P
         assert offered["donor"] == donor
         both_languages(scene, table, "tv-transfusion", artifacts, "#chasse-last")
 
+    # The end: who won, in words, on the one screen of the TV.
+    names = {p["seat"]: p["name"] for p in pic["players"]}
+    winners = [s for s in travellers if player(pic, s)["role"] == "traveller"]
+    for lang in ("en", "fr"):
+        switch_language(scene, [table], lang, ROOT)
+        won(scene, "travellers", winners, "trio")
+        said = table.page.locator("#chasse-winner").inner_text()
+        assert all(names[s] in said for s in winners), said
+        if lang == "en":
+            assert said.startswith("The travellers win: ")
+            assert "holy water" in table.page.locator("#chasse-status").inner_text()
+        on_the_tv(table, "#chasse-status")
+        shoot(table, artifacts / f"chasse-tv-travellers-win-{lang}.png")
+        won(scene, "master", [master], "master")
+        said = table.page.locator("#chasse-winner").inner_text()
+        assert names[master] in said and (lang == "fr" or said == f"The master vampire wins: {names[master]}")
+        shoot(table, artifacts / f"chasse-tv-master-wins-{lang}.png")
+    switch_language(scene, [table], "en", ROOT)
     for phone in scene.phones:
         fits(phone)
     no_script_errors(scene)

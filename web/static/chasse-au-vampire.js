@@ -208,7 +208,7 @@
 
   function transfusions(g, game, view) {
     const list = g.transfusions || [];
-    if (!list.length) return null;
+    if (!list.length || g.phase === "over") return null;
     const turns = g.glass ? g.glass.turns : 0;
     return el("section", { class: "c-transfusions", id: "chasse-transfusions" }, el("h3", {}, ui.chasse_transfusions),
       el("ul", {}, list.map((t) => el("li", { "data-victim": String(t.victim), "data-donor": t.donor === null ? "" : String(t.donor) },
@@ -469,7 +469,7 @@
       ring(g);
       const companion = g.board_mode === "companion" && g.board && g.phase !== "start_roll";
       const rollTable = find(game, "roll");
-      const rollButton = rollTable && !game.ended ? el("button", { type: "button", id: "roll-table", class: "roll primary whose-turn",
+      const rollButton = rollTable && !game.ended && g.phase !== "over" ? el("button", { type: "button", id: "roll-table", class: "roll primary whose-turn",
         disabled: !rollTable.allowed, "data-name": "roll", "data-args": "{}", onclick: () => C.send("table", "roll") },
       g.phase === "start_roll" ? fill(ui.chasse_roll_all, { names: names(g, g.start.waiting) }) : fill(ui.chasse_roll_for, { name: nameOf(g, g.current) })) : null;
       const lately = happenings(g, 9, true);
