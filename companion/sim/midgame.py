@@ -31,10 +31,10 @@ FAST_OPTIONS: Mapping[str, Mapping[str, Any]] = {
 """Options that keep a game's waits short (the shortest the rules allow), so random play moves on."""
 
 NEVER = frozenset({"undo", "end_game"})
-RARE: Mapping[str, float] = {"cancel_round": 0.1, "roll": 4.0}
+RARE: Mapping[str, float] = {"cancel_round": 0.1, "roll": 4.0, "pause_glass": 0.1}
 """How often a table makes a move, against 1 for the others: a weight below 1 is also the chance of
-making it when it is the only one (a round is seldom cancelled); rolls come first (a dice tray
-whose presets outnumber its one roll would only ever change its dice)."""
+making it when it is the only one (a round is seldom cancelled, nor the sand glass paused); rolls
+come first (a dice tray whose presets outnumber its one roll would only ever change its dice)."""
 REACTION_GAMES = frozenset({"garlic-slap", "buzzer-quiz"})
 """Games with reaction rounds, where a player slaps at random moments, not only when nobody may act."""
 
