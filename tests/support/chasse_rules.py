@@ -97,16 +97,18 @@ def where(state: ChasseState, position: Place) -> tuple[str, Square | None]:
 def arrange(state: ChasseState, *, at: Mapping[int, Place] | None = None, roles: Mapping[int, str] | None = None,
             stacks: Mapping[int, Sequence[int]] | None = None, chapel: Sequence[int] = (),
             crypt: Sequence[int] = (), side: Side | None = None, turns: int | None = None,
-            **changes: Any) -> ChasseState:
+            transfused: Sequence[int] = (), **changes: Any) -> ChasseState:
     """The game in a precise situation. Seats not in `stacks` hold nothing (when `stacks` is given);
     `chapel` is the top of the pile, the cards nobody holds follow in catalogue order. `side` sets
-    a full glass, started at T0, on that side (turns: 0 by day, 1 by night unless given)."""
+    a full glass, started at T0, on that side (turns: 0 by day, 1 by night unless given); the seats in
+    `transfused` have received their one transfusion."""
     players: list[Pawn] = []
     for pawn in state.players:
         role = (roles or {}).get(pawn.seat, pawn.role)
         place, square = where(state, (at or {})[pawn.seat]) if pawn.seat in (at or {}) else (pawn.place, pawn.square)
         stack = tuple(stacks.get(pawn.seat, ())) if stacks is not None else pawn.stack
-        players.append(replace(pawn, role=role, place=place, square=square, stack=stack))  # type: ignore[arg-type]
+        players.append(replace(pawn, role=role, place=place, square=square, stack=stack,  # type: ignore[arg-type]
+                               transfused=pawn.transfused or pawn.seat in transfused))
     held = [c for p in players for c in p.stack]
     if stacks is None and not chapel and not crypt:
         pile = state.chapel
