@@ -374,3 +374,11 @@ def test_c_b1_a_traveller_in_the_inn_or_the_chapel_cannot_be_bitten() -> None:
     board = hunt("companion", {2: (A,), 3: (O1,)}, at={1: (3, 7), 2: "inn"}, side="night")
     assert refuse_go(board, (1, 6), bite=2) == "victim_sheltered"
     assert all(bites <= {None} for bites in reachable(board, 1).values())
+
+
+def test_c_b3_a_victim_bitten_in_the_doctors_house_has_reached_it_already() -> None:
+    """On the table's own board (the companion's shares the Doctor's House, where nobody is bitten)."""
+    state, events = bite(hunt("own", {2: (A,), 3: (O1,)}, at={2: "doctor"}))
+    assert state.transfusion_of(2) is not None and state.transfusion_of(2).reached == {2}  # type: ignore[union-attr]
+    saved, events = to_doctor(play(state, seat(3), "offer_blood", victim=2)[0], 3)
+    assert event(events, "transfusion_done") == {"victim": 2, "donor": 3} and saved.player(2).transfused

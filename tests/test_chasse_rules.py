@@ -28,7 +28,6 @@ from tests.support.chasse_rules import (
     O1,
     O2,
     PHASE_US,
-    SOON,
     T0,
     VAMPIRE_CARDS,
     Dice,
@@ -40,6 +39,7 @@ from tests.support.chasse_rules import (
     new_game,
     play,
     refuse,
+    refuse_command,
     refuse_go,
     started,
     turn,
@@ -274,27 +274,33 @@ def test_5_8_4_access_changes_at_once_and_a_traveller_in_the_closing_chapel_is_t
 
 # -- the sand glass: pause, a stale turn-over, a restart of the service --------------------------------
 
-def test_a_paused_glass_refuses_every_seat_command_and_resumes_with_the_sand_left() -> None:
-    state = arrange(started(4), stacks={2: (O1, CROSSES[0]), 3: (O2,)})
+@pytest.mark.parametrize("mode", MODES)
+def test_a_paused_glass_refuses_every_seat_command_and_resumes_with_the_sand_left(mode: str) -> None:
+    """Every command a phone or the TV offers, allowed while the glass runs, is refused while it is
+    paused: the roll, a move, a stay, an offer of blood."""
+    state = arrange(started(4, mode), stacks={2: (O1, CROSSES[0]), 3: (O2,)}, at={1: (3, 9), 2: (0, 9), 3: (9, 9),
+                                                                                 4: (12, 9)})
     pending = replace(state, transfusions=(_pending(2),))
-    rolled = replace(turn(pending, 1, 3), current=1)
-    allowed = [(rolled, seat(1), "stop", {"place": "elsewhere"}), (rolled, seat(3), "offer_blood", {"victim": 2}),
-               (pending, seat(1), "roll", {}), (pending, TABLE, "roll", {})]
-    for before, actor, name, args in allowed:
-        assert GAME.validate(before, actor, Command(name, args, SOON)) is None
-    paused, _ = play(rolled, HOST, "pause_glass", at_us=T0 + 60_000_000)
+    situations = [pending, turn(pending, 1, 3), turn(pending, 3, 2)]
+    if mode == "companion":
+        situations.append(turn(arrange(pending, at={1: (0, 8), 3: (1, 8), 4: (1, 9)}), 2, 2))
+    allowed = [(before, actor, command) for before in situations for actor in (TABLE, *map(seat, range(1, 5)))
+               for command in GAME.actions(before, actor) if GAME.validate(before, actor, command) is None]
+    names = {command.name for _, _, command in allowed}
+    assert names == ({"roll", "stop", "offer_blood"} if mode == "own" else {"roll", "move", "stay", "offer_blood"})
+    paused, _ = play(situations[1], HOST, "pause_glass", at_us=T0 + 60_000_000)
     assert paused.glass is not None and paused.glass.left_us == PHASE_US - 60_000_000
     assert GAME.deadline(paused) is None and GAME.awaited(paused) == frozenset()
-    for before, actor, name, args in allowed:
-        stopped = replace(before, glass=paused.glass)
-        assert refuse(stopped, actor, name, **args) == "glass_paused"
+    for before, actor, command in allowed:
+        assert refuse_command(replace(before, glass=paused.glass), actor, command) == "glass_paused"
     assert refuse(paused, SYSTEM, "turn_over", turns=0) == "glass_not_running"
     assert refuse(paused, HOST, "pause_glass") == "glass_not_running"
-    assert refuse(rolled, HOST, "resume_glass") == "glass_running"
+    assert refuse(pending, HOST, "resume_glass") == "glass_running"
+    assert GAME.actions(paused, HOST) == [Command("resume_glass")]
     resumed, _ = play(paused, HOST, "resume_glass", at_us=T0 + 500_000_000)
     deadline = GAME.deadline(resumed)
     assert deadline is not None and deadline.at_us == T0 + 500_000_000 + PHASE_US - 60_000_000
-    assert go(resumed, "elsewhere")[0].current == 2
+    assert go(resumed, (3, 8))[0].current == 2
     assert refuse(resumed, seat(1), "pause_glass") == "host_only"
 
 
