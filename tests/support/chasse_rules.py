@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -23,6 +24,7 @@ from companion.games.chasse.options import normalize_options
 from companion.games.chasse.rules import catalogue
 from companion.games.chasse.state import ELSEWHERE, ChasseState, Glass, Pawn, Side, Square
 from companion.i18n import catalogue as words
+from companion.i18n import error_message
 
 CARDS = catalogue(normalize_options({}))
 
@@ -169,7 +171,8 @@ def go(state: ChasseState, to: Place, bite: int | None = None,
 
 
 def refuse(state: ChasseState, actor: Viewer, name: str, at_us: int = SOON, **args: Any) -> str:
-    """The refusal's code (with a message in the translations); validating changes nothing."""
+    """The refusal's code, whose message in English and French is whole (every value given);
+    validating changes nothing."""
     return refuse_command(state, actor, Command(name, args, at_us))
 
 
@@ -178,6 +181,9 @@ def refuse_command(state: ChasseState, actor: Viewer, command: Command) -> str:
     rejection = GAME.validate(state, actor, command)
     assert rejection is not None, f"{actor} {command} was allowed"
     assert rejection.code in ERRORS, f"{rejection.code} has no message in en.json"
+    for lang in ("en", "fr"):
+        message = error_message(rejection.code, rejection.params, lang)
+        assert not re.search(r"\{\w+", message), f"{rejection}: the {lang} message lacks a value: {message}"
     assert state == before
     return rejection.code
 
