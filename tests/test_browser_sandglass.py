@@ -181,6 +181,7 @@ def test_a_turn_over_rings_once_with_its_sides_sound_and_never_on_the_first_glas
     show(tv, [{"side": "day", "running": True, "left_s": 3, "turns": 4}])  # the same view, drawn again
     assert heard() == ([], []), "the glass a page first shows was not just turned over"
     assert not read(tv)[0]["turned"]
+    assert tv.page.locator("#sandglass-news").text_content() == "", "the live region waits, silent"
 
     show(tv, [{"side": "night", "running": True, "left_s": FULL_S, "turns": 5}])
     turn_overs, tones = heard()
@@ -192,6 +193,10 @@ def test_a_turn_over_rings_once_with_its_sides_sound_and_never_on_the_first_glas
 
     show(tv, [{"side": "night", "running": True, "left_s": FULL_S, "elapsed_s": 0.5, "turns": 5}])  # next view
     assert heard() == (turn_overs, tones), "once per turn-over, however often the page draws it"
+    assert read(tv)[0]["turned"], "the flash goes on through the next view"
+    tv.page.wait_for_timeout(1500)
+    show(tv, [{"side": "night", "running": True, "left_s": FULL_S, "elapsed_s": 2, "turns": 5}])
+    assert not read(tv)[0]["turned"], "and is over in a moment"
 
     show(tv, [{"side": "day", "running": True, "left_s": FULL_S, "turns": 6}])
     turn_overs, day_tones = heard()

@@ -163,13 +163,18 @@
   let turnedAt = -Infinity;   // performance.now() of the latest turn-over, for the flash across redraws
 
   // One polite live region for the whole page, outside the game (which is drawn again on every
-  // view: a region made anew each time would be read out each time, or never).
-  function announce(text) {
+  // view: a region made anew each time would be read out each time, or never), there from the
+  // first glass on, so screen readers follow it before it has anything to say.
+  function newsRegion() {
     let region = document.getElementById("sandglass-news");
     if (!region) {
       region = el("p", { id: "sandglass-news", class: "sg-news", role: "status", "aria-live": "polite" });
       document.body.append(region);
     }
+    return region;
+  }
+  function announce(text) {
+    const region = newsRegion();
     region.textContent = "";
     setTimeout(() => { region.textContent = text; }, 50);  // a change the reader hears even if the words repeat
   }
@@ -237,6 +242,7 @@
           fill(ui.chasse_glass_left, { time: timeText(glass.full_us) })))));
     draw(node);
 
+    newsRegion();
     const turns = Number(glass.turns);
     if (lastTurns !== null && turns > lastTurns) {
       turnedAt = performance.now();
