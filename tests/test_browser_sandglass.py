@@ -17,8 +17,7 @@ from typing import Any
 import pytest
 
 from tests.support.browser import PLAYER_NAMES, SOUND_SPY_JS, TV_SIZE, Scene, Screen, on_the_tv
-
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+from tests.test_a11y import contrast, css_rules, grave_violations
 
 PLAYERS = PLAYER_NAMES[:1]
 FULL_S = 180
@@ -94,6 +93,8 @@ DAY_RUNNING = {"side": "day", "running": True, "left_s": 134, "turns": 2}
 NIGHT_PAUSED = {"side": "night", "running": False, "left_s": 90, "turns": 2}
 
 
+@pytest.mark.browser
+@pytest.mark.slow
 def test_the_sand_runs_down_while_the_glass_runs_and_stands_still_while_paused(scene: Scene, artifacts: Path) -> None:
     tv = scene.table
     tv.page.set_viewport_size(TV_SIZE)
@@ -116,6 +117,8 @@ def test_the_sand_runs_down_while_the_glass_runs_and_stands_still_while_paused(s
                                                 animations="disabled")
 
 
+@pytest.mark.browser
+@pytest.mark.slow
 def test_the_time_keeps_its_room_past_the_last_minute(scene: Scene) -> None:
     """From "1:00 left" to "59 s left" the words get shorter: the glass keeps its size and place."""
     tv = scene.table
@@ -132,6 +135,8 @@ def test_the_time_keeps_its_room_past_the_last_minute(scene: Scene) -> None:
     assert [g["box"] for g in after] == [g["box"] for g in before]
 
 
+@pytest.mark.browser
+@pytest.mark.slow
 def test_the_sides_and_the_pause_are_said_in_both_languages(scene: Scene, artifacts: Path) -> None:
     tv, phone = scene.table, scene.phones[0]
     tv.page.set_viewport_size(TV_SIZE)
@@ -149,6 +154,8 @@ def test_the_sides_and_the_pause_are_said_in_both_languages(scene: Scene, artifa
             assert paused in screen.page.locator("#glass-bench .sandglass.paused").inner_text()
             assert paused not in screen.page.locator("#glass-bench .sandglass.running").inner_text()
             assert shown[0]["label"] == day_label and shown[1]["label"] == night_label
+            found = [line for line in grave_violations(screen.page) if "sandglass" in line or "sg-" in line]
+            assert not found, "\n".join(found)
             if size == "phone":
                 assert shown[1]["text"] == f"{night} · {paused} · {'encore 1 min 30' if lang == 'fr' else '1:30 left'}"
                 line = screen.page.evaluate("() => parseFloat(getComputedStyle(document.querySelector("
@@ -167,6 +174,8 @@ TURNS_JS = """() => {
 }"""
 
 
+@pytest.mark.browser
+@pytest.mark.slow
 def test_a_turn_over_rings_once_with_its_sides_sound_and_never_on_the_first_glass(scene: Scene) -> None:
     tv = scene.table
     open_in(scene, tv, "en")
@@ -220,6 +229,8 @@ def test_a_turn_over_rings_once_with_its_sides_sound_and_never_on_the_first_glas
     assert heard() == ([], [])
 
 
+@pytest.mark.browser
+@pytest.mark.slow
 def test_no_sand_streams_and_nothing_flashes_for_a_reader_who_asks_for_less_motion(scene: Scene) -> None:
     tv = scene.table
     open_in(scene, tv, "en")
@@ -239,6 +250,8 @@ def test_no_sand_streams_and_nothing_flashes_for_a_reader_who_asks_for_less_moti
     assert still == [True, "none", "none", "none"], "turned over, without a flash"
 
 
+@pytest.mark.browser
+@pytest.mark.slow
 def test_the_tv_glass_is_read_from_across_the_room_and_fits_the_screen(scene: Scene, artifacts: Path) -> None:
     tv = scene.table
     tv.page.set_viewport_size(TV_SIZE)
@@ -254,3 +267,20 @@ def test_the_tv_glass_is_read_from_across_the_room_and_fits_the_screen(scene: Sc
     on_the_tv(tv, "#glass-bench .sandglass")
     assert read(tv)[0]["glass_height"] >= 130
     tv.page.screenshot(path=str(artifacts / "sandglass-tv-720p-fr.png"), animations="disabled")
+
+
+def test_the_words_on_either_side_read_at_least_as_well_as_any_text_on_the_pages() -> None:
+    """The side's colours behind the words, at both ends of their gradient, and the paused mark
+    (axe cannot measure text over a gradient)."""
+    rules = dict(css_rules())
+    weak = []
+    for side in ("day", "night"):
+        props = rules[f".sandglass.{side}"]
+        ink = props["--sg-ink"]
+        for back in re.findall(r"#[0-9a-f]{6}", props["--sg-bg"]):
+            if contrast(ink, back) < 7:
+                weak.append(f"{side}: {ink} on {back} is {contrast(ink, back):.2f}:1")
+        mark = rules[f".sandglass.{side} .sg-paused-mark"]["color"]
+        if contrast(mark, ink) < 7:
+            weak.append(f"{side}, paused: {mark} on {ink} is {contrast(mark, ink):.2f}:1")
+    assert not weak, "\n".join(weak)
