@@ -26,7 +26,7 @@ FULL_S = 180
 # turns, full_s) on the page, in a box of their own before the game's (which the page draws again
 # on every view), and returns how many it drew. `size`: "tv" or "phone"; `keep`: add to the glasses
 # already shown rather than replace them.
-SHOW_JS = """([specs, size, keep]) => {
+SHOW_JS = """([specs, size, keep, sound]) => {
   const C = window.Companion;
   const now = Math.round(C.clock.serverNowUs());
   let bench = document.getElementById("glass-bench");
@@ -43,7 +43,7 @@ SHOW_JS = """([specs, size, keep]) => {
     const left = Math.round(s.left_s * 1e6);
     const glass = { side: s.side, running: s.running, full_us: Math.round((s.full_s || 180) * 1e6), left_us: left,
                     since_us: since, ends_us: s.running ? since + left : null, turns: s.turns || 0 };
-    bench.append(C.sandglass(glass, { size }));
+    bench.append(C.sandglass(glass, sound === null ? { size } : { size, sound }));
   }
   return bench.children.length;
 }"""
@@ -64,8 +64,9 @@ READ_JS = """() => [...document.querySelectorAll("#glass-bench .sandglass")].map
 })"""
 
 
-def show(screen: Screen, specs: list[dict[str, Any]], size: str = "tv", keep: bool = False) -> None:
-    assert screen.page.evaluate(SHOW_JS, [specs, size, keep]) >= len(specs)
+def show(screen: Screen, specs: list[dict[str, Any]], size: str = "tv", keep: bool = False,
+         sound: bool | None = None) -> None:
+    assert screen.page.evaluate(SHOW_JS, [specs, size, keep, sound]) >= len(specs)
 
 
 def read(screen: Screen) -> list[dict[str, Any]]:
@@ -170,7 +171,7 @@ def test_the_sides_and_the_pause_are_said_in_both_languages(scene: Scene, artifa
 TURNS_JS = """() => {
   window.__turnOvers = [];
   const ring = window.Companion.sandglass.onTurnOver;
-  window.Companion.sandglass.onTurnOver = (glass) => { window.__turnOvers.push(glass.side); ring(glass); };
+  window.Companion.sandglass.onTurnOver = (glass, how) => { window.__turnOvers.push(glass.side); ring(glass, how); };
 }"""
 
 
@@ -217,10 +218,13 @@ def test_a_turn_over_rings_once_with_its_sides_sound_and_never_on_the_first_glas
     assert heard() == (["night", "day", "night"], day_tones), "silent when the sound is off"
     tv.page.evaluate("() => localStorage.removeItem('quiz-sound')")
 
+    show(tv, [{"side": "day", "running": True, "left_s": FULL_S, "turns": 8}], sound=False)  # a quiet page
+    assert heard() == (["night", "day", "night", "day"], day_tones), "a page may keep quiet"
+
     show(tv, [{"side": "day", "running": True, "left_s": FULL_S, "turns": 0}])  # a new game
-    assert len(heard()[0]) == 3, "a new game's glass was not turned over"
+    assert len(heard()[0]) == 4, "a new game's glass was not turned over"
     show(tv, [{"side": "night", "running": True, "left_s": FULL_S, "turns": 1}])
-    assert heard()[0] == ["night", "day", "night", "night"], "its first turn-over rings"
+    assert heard()[0] == ["night", "day", "night", "day", "night"], "its first turn-over rings"
 
     open_in(scene, tv, "en")  # a page opened again: its first glass is where it comes in
     tv.page.evaluate(SOUND_SPY_JS)

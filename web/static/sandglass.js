@@ -218,9 +218,11 @@
 
   // -- the element -----------------------------------------------------------------------------------
   // The glass for a view's `glass`. options.size: "tv" (a tall glass and big words, read from across
-  // the room) or "phone" (the default: a one-line badge with a small glass).
+  // the room) or "phone" (the default: a one-line badge with a small glass); options.sound: false
+  // keeps this page quiet at a turn-over (where another screen in the room rings it).
   function sandglass(glass, options) {
-    const size = options && options.size === "tv" ? "tv" : "phone";
+    const opts = options || {};
+    const size = opts.size === "tv" ? "tv" : "phone";
     const side = glass.side === "night" ? "night" : "day";
     const running = !!glass.running && glass.ends_us !== null && glass.ends_us !== undefined;
     const tag = size === "tv" ? "div" : "span";
@@ -247,7 +249,7 @@
     if (lastTurns !== null && turns > lastTurns) {
       turnedAt = performance.now();
       announce(side === "day" ? ui.chasse_glass_now_day : ui.chasse_glass_now_night);
-      try { sandglass.onTurnOver(glass); } catch (err) { /* a page's hook must not stop the drawing */ }
+      try { sandglass.onTurnOver(glass, { sound: opts.sound !== false }); } catch (err) { /* a page's hook must not stop the drawing */ }
     }
     // A lower count is a new game or an undone turn-over: nothing was turned.
     if (lastTurns === null || turns !== lastTurns) lastTurns = turns;
@@ -259,9 +261,10 @@
     }
     return node;
   }
-  // Called once for each turn-over this page sees (not for the glass it first drew); a page or a
-  // test may replace it. By default: the side's sound.
-  sandglass.onTurnOver = (glass) => ring(glass.side === "night" ? "night" : "day");
+  // Called once for each turn-over this page sees (not for the glass it first drew), with the new
+  // glass and { sound } (false when the page asked for none); a page or a test may replace it. By
+  // default: the side's sound, if the table's sound switch is on.
+  sandglass.onTurnOver = (glass, how) => { if (!how || how.sound) ring(glass.side === "night" ? "night" : "day"); };
   sandglass.ring = ring;
   sandglass.timeText = timeText;
 
