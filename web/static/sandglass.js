@@ -249,10 +249,12 @@
     if (lastTurns !== null && turns > lastTurns) {
       turnedAt = performance.now();
       announce(side === "day" ? ui.chasse_glass_now_day : ui.chasse_glass_now_night);
-      try { sandglass.onTurnOver(glass, { sound: opts.sound !== false }); } catch (err) { /* a page's hook must not stop the drawing */ }
+      try {
+        sandglass.onTurnOver(glass, { sound: opts.sound !== false });
+      } catch (err) { /* a page's hook must not stop the drawing */ }
     }
-    // A lower count is a new game or an undone turn-over: nothing was turned.
-    if (lastTurns === null || turns !== lastTurns) lastTurns = turns;
+    // A lower count (a new game, an undone turn-over) turned nothing: the count goes on from there.
+    lastTurns = turns;
     // Drawn again during the flash (the next view, a resize): the flash goes on where it was.
     const since = performance.now() - turnedAt;
     if (since < FLASH_MS) {
