@@ -82,7 +82,10 @@ def invariants(state: ChasseState, after: ChasseState, event: Event) -> None:
         assert 0 <= state.glass.left_us <= state.glass.full_us
 
 
-def play_checked(seed: int, mode: str, tally: Tally, *more: Callable[[ChasseState, ChasseState, Event], None]) -> Played:
+Check = Callable[[ChasseState, ChasseState, Event], None]
+
+
+def play_checked(seed: int, mode: str, tally: Tally, *more: Check) -> Played:
     players, options = random_table(seed, mode)
 
     def check(before: ChasseState, after: ChasseState, event: Event) -> None:

@@ -126,7 +126,7 @@ def reachable(state: ChasseState, seat: int) -> dict[Square, frozenset[Square | 
     cached = state.wall.setdefault("reach", {})
     if seat not in cached:
         cached[seat] = _reachable(state, seat)
-    return cached[seat]  # type: ignore[no-any-return]
+    return cached[seat]
 
 
 def _reachable(state: ChasseState, seat: int) -> dict[Square, frozenset[Square | None]]:

@@ -87,10 +87,8 @@ def play_game(players: int, options: Mapping[str, Any], key: bytes, rnd: random.
             state = _play(played, state, SYSTEM, Command(due.command.name, due.command.args, due.at_us), rng, check)
             continue
         waiting = waiting_for(state)
-        if rnd.random() < 0.1 or not waiting:
-            actor = seat(rnd.randint(1, players))
-        else:
-            actor = seat(rnd.choice(waiting))
+        anyone = rnd.random() < 0.1 or not waiting  # now and then a traveller offers blood
+        actor = seat(rnd.randint(1, players) if anyone else rnd.choice(waiting))
         allowed = [c for c in GAME.actions(state, actor) if GAME.validate(state, actor, c) is None]
         if not allowed:
             continue
