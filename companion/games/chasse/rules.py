@@ -122,7 +122,14 @@ def squares_taken(state: ChasseState, mover: int) -> dict[Square, str]:
 
 def reachable(state: ChasseState, seat: int) -> dict[Square, frozenset[Square | None]]:
     """Where the current pawn may end this move on the companion's board, with the squares it may
-    bite on the way (C-M3, C-M4, C-B1)."""
+    bite on the way (C-M3, C-M4, C-B1); asked once per state (the state's cache, like its picture)."""
+    cached = state.wall.setdefault("reach", {})
+    if seat not in cached:
+        cached[seat] = _reachable(state, seat)
+    return cached[seat]
+
+
+def _reachable(state: ChasseState, seat: int) -> dict[Square, frozenset[Square | None]]:
     board = board_of(state)
     pawn = state.player(seat)
     if board is None or state.allowance is None or pawn.square is None:
