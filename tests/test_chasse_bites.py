@@ -158,10 +158,10 @@ def test_c_b2_a_weapon_sends_the_master_to_the_cemetery_at_once_and_goes_under_t
     assert master.square == (BOARD.places["cemetery"] if mode == "companion" else None)
     assert after.player(2).stack == (O1,)
     assert after.chapel[-1] == card and after.chapel[:-1] == state.chapel
-    assert after.revealed is not None and after.revealed["card"] == f"card-{card:02d}"
-    assert after.revealed["seat"] == 2 and after.revealed["why"] == "riposte"
-    assert f"card-{card:02d}" in dumps(after, seat(3))
-    assert f"card-{O1:02d}" not in dumps(after, seat(2))
+    shown = {"seat": 2, "why": "riposte", "by": 1, "kind": kind, "group": None}
+    for viewer in (TABLE, seat(2), seat(3)):
+        assert GAME.view(after, viewer)["revealed"] == shown
+        assert "card-" not in dumps(after, viewer)
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -382,3 +382,23 @@ def test_c_b3_a_victim_bitten_in_the_doctors_house_has_reached_it_already() -> N
     assert state.transfusion_of(2) is not None and state.transfusion_of(2).reached == {2}  # type: ignore[union-attr]
     saved, events = to_doctor(play(state, seat(3), "offer_blood", victim=2)[0], 3)
     assert event(events, "transfusion_done") == {"victim": 2, "donor": 3} and saved.player(2).transfused
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("shelter", ["chapel", "inn", (12, 2)])
+def test_c_b3_nightfall_converting_a_traveller_where_no_vampire_may_stand_sends_it_to_the_cemetery(
+        mode: str, shelter: Place) -> None:
+    """C-M4 bars vampires from the inn, the chapel and the zone beyond the torrent: a victim whom
+    night converts there becomes a disciple in the cemetery, never one shut in for good."""
+    state, _ = bite(hunt(mode, {2: (A,), 3: (O1,)}))
+    state, events = night(arrange(state, at={2: shelter}))
+    converted = event(events, "converted")
+    assert (converted["seat"], converted["why"]) == (2, "nightfall")
+    pawn = state.player(2)
+    if mode == "own" and shelter == (12, 2):
+        assert (pawn.role, pawn.place) == ("disciple", "elsewhere")
+        return
+    assert (pawn.role, pawn.place) == ("disciple", "cemetery")
+    if mode == "companion":
+        assert pawn.square == BOARD.places["cemetery"]
+        assert reachable(turn(state, 2, 6), 2)

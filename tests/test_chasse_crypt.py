@@ -175,7 +175,9 @@ def test_c_k5_a_vampire_or_blood_group_card_deposited_is_void_and_goes_under_the
     deposited = next(e for e in events if e.type == "card_deposited")
     assert deposited.reveals and after.revealed is not None and after.revealed["why"] == "crypt"
     assert after.crypt == (WATER,) and after.chapel[-1] == card and after.player(2).stack == (GARLIC,)
-    assert f"card-{card:02d}" in dumps(after, seat(3))
+    revealed = GAME.view(after, seat(3))["revealed"]
+    assert (revealed["seat"], revealed["why"], revealed["kind"]) == (2, "crypt", after.cards[card].kind)
+    assert revealed["group"] == after.cards[card].group and "card-" not in dumps(after, seat(3))
 
 
 @pytest.mark.parametrize("mode", MODES)
