@@ -147,6 +147,7 @@ def test_5_8_6_once_saved_or_after_a_repelled_bite_the_same_vampire_may_bite_aga
 @pytest.mark.parametrize("kind", list(WEAPONS))
 def test_c_b2_a_weapon_sends_the_master_to_the_cemetery_at_once_and_goes_under_the_chapel_pile(
         mode: str, kind: str) -> None:
+    """C-B4 and 5.8 item 9: the revealed riposte, the stake included, goes back under the pile."""
     card = WEAPONS[kind]
     state = hunt(mode, {2: (card, O1)})
     after, events = bite(state)

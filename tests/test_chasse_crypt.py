@@ -82,6 +82,7 @@ def test_c_k1_no_screen_shows_a_card_of_a_stack_or_of_the_chapel_pile_only_how_m
 
 @pytest.mark.parametrize("mode", MODES)
 def test_c_k2_ending_a_move_in_the_chapel_by_day_draws_the_piles_top_card_onto_the_stack_unseen(mode: str) -> None:
+    """5.8 item 3: one card each time, on top of the stack, unseen; again on each move ending there."""
     state = beside(mode, "chapel", {2: (O1,), 3: (A,)}, chapel=(VAMP, GARLIC))
     after, events = go(state, "chapel")
     assert types(events) == ["pawn_moved", "card_drawn", "turn_begun"]
@@ -155,6 +156,7 @@ def test_c_k4_the_third_weapon_deposited_after_leaving_and_coming_back_wins(mode
 
 @pytest.mark.parametrize("mode", MODES)
 def test_c_k5_one_card_per_visit_the_traveller_must_leave_the_crypt_to_deposit_another(mode: str) -> None:
+    """5.8 item 5: the top card; ending a move in the crypt again (even out and back) is the same visit."""
     state = beside(mode, "crypt", {2: (GARLIC, WATER), 3: (A,)})
     state, _ = go(state, "crypt")
     assert state.player(2).deposited and state.crypt == (GARLIC,)
@@ -170,6 +172,7 @@ def test_c_k5_one_card_per_visit_the_traveller_must_leave_the_crypt_to_deposit_a
 @pytest.mark.parametrize("card", [VAMP, A])
 def test_c_k5_a_vampire_or_blood_group_card_deposited_is_void_and_goes_under_the_chapel_pile(
         mode: str, card: int) -> None:
+    """5.8 item 5: only garlic, holy water and cross stay in the crypt."""
     state = beside(mode, "crypt", {2: (card, GARLIC), 3: (O1,)}, crypt=(WATER,))
     after, events = go(state, "crypt")
     deposited = next(e for e in events if e.type == "card_deposited")
