@@ -287,6 +287,21 @@ def test_c_b3_victim_and_donor_both_at_the_doctors_house_before_night_save_the_v
 
 
 @pytest.mark.parametrize("mode", MODES)
+def test_c_b3_a_donor_who_deposits_its_blood_in_the_crypt_can_no_longer_give(mode: str) -> None:
+    """The volunteer was answered "compatible" for the card it held: once that card lies in the crypt
+    (and goes back to the chapel pile), there is nothing left to give and the victim needs another."""
+    state, _ = bite(hunt(mode, {2: (A, GARLIC), 3: (O1,)}))
+    state, _ = play(state, seat(3), "offer_blood", victim=2)
+    state, events = go(turn(arrange(state, at={3: (12, 8)}), 3, 1), "crypt")
+    assert event(events, "card_deposited")["kind"] == "blood"
+    assert event(events, "donor_lost") == {"victim": 2, "donor": 3}
+    pending = state.transfusion_of(2)
+    assert pending is not None and pending.donor is None and 3 not in pending.reached
+    state, events = to_doctor(to_doctor(state, 2)[0], 3)
+    assert "transfusion_done" not in types(events)
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_c_b3_a_donor_already_at_the_doctors_house_when_it_volunteers_counts_as_there(mode: str) -> None:
     state, _ = bite(hunt(mode, {2: (A, GARLIC), 3: (O1,)}, at={2: (5, 9), 3: "doctor"}))
     state, _ = to_doctor(state, 2)
@@ -377,9 +392,12 @@ def test_c_b1_a_traveller_in_the_inn_or_the_chapel_cannot_be_bitten() -> None:
     assert all(bites <= {None} for bites in reachable(board, 1).values())
 
 
-def test_c_b3_a_victim_bitten_in_the_doctors_house_has_reached_it_already() -> None:
-    """On the table's own board (the companion's shares the Doctor's House, where nobody is bitten)."""
-    state, events = bite(hunt("own", {2: (A,), 3: (O1,)}, at={2: "doctor"}))
+@pytest.mark.parametrize("mode", MODES)
+def test_c_b3_a_victim_bitten_in_the_doctors_house_has_reached_it_already(mode: str) -> None:
+    """C-M4 bars vampires from the inn and the chapel only: the Doctor's House, shared, is no
+    sanctuary on either board (on the companion's, the master crosses it from (3, 1) to (7, 1))."""
+    hunted = hunt(mode, {2: (A,), 3: (O1,)}, at={1: (3, 1), 2: "doctor"})
+    state, events = bite(hunted, to=(7, 1))
     assert state.transfusion_of(2) is not None and state.transfusion_of(2).reached == {2}  # type: ignore[union-attr]
     saved, events = to_doctor(play(state, seat(3), "offer_blood", victim=2)[0], 3)
     assert event(events, "transfusion_done") == {"victim": 2, "donor": 3} and saved.player(2).transfused

@@ -14,7 +14,7 @@ from dataclasses import replace
 
 import pytest
 
-from companion.games.base import HOST, SYSTEM, TABLE, Command, seat
+from companion.games.base import HOST, SYSTEM, TABLE, Command, OptionsError, seat
 from companion.games.chasse.options import normalize_options
 from companion.games.chasse.rules import reachable
 from companion.games.chasse.state import Transfusion
@@ -331,9 +331,12 @@ def test_clock_outage_resumes_the_glass_with_the_sand_left_at_the_last_mark() ->
 def test_5_8_11_the_glass_length_the_blood_groups_their_table_and_the_board_are_options() -> None:
     state = started(3, phase_seconds=60)
     assert state.glass is not None and state.glass.full_us == 60_000_000
-    groups = normalize_options({"blood_groups": ["a", "b", "c"], "compatibility": {"A": ["A", "B"], "B": ["B"],
-                                                                                    "C": ["C"]}})
-    assert groups["blood_groups"] == ["A", "B", "C"]
+    groups = normalize_options({"blood_groups": ["a", "b", "c", "c", "a"],
+                                "compatibility": {"A": ["A", "B"], "B": ["B"], "C": ["C"]}})
+    assert groups["blood_groups"] == ["A", "B", "C", "C", "A"]
+    with pytest.raises(OptionsError) as few:  # C-S2 deals one to each of up to five travellers
+        normalize_options({"blood_groups": ["O", "A", "B", "AB"]})
+    assert few.value.key == "blood_groups"
     assert GAME.view(started(3), TABLE)["unverified"] == ["phase_seconds", "blood_groups", "compatibility"]
     assert "board" in GAME.view(started(3, "companion"), TABLE)["unverified"]
     small = {"name": "Tiny", "width": 5, "height": 3, "torrent": [[1, 0], [1, 1]], "chapel_zone": [[0, 0], [0, 1]],

@@ -134,14 +134,17 @@ def _reachable(state: ChasseState, seat: int) -> dict[Square, frozenset[Square |
     pawn = state.player(seat)
     if board is None or state.allowance is None or pawn.square is None:
         return {}
-    victims = {p.square: p.seat for p in state.travellers() if p.square is not None}
-
     def can_bite(square: Square) -> bool:
-        return square in victims and may_bite(state, seat, victims[square]) is None
+        return bool(bitable_at(state, seat, square))
 
     return reach(board, pawn.square, state.allowance, vampire=pawn.vampire, pawns=squares_taken(state, seat),
                  open_places=open_places(state.side), mode=state.options["movement_mode"],
                  bite_path=state.options["bite_path"], can_bite=can_bite)
+
+
+def bitable_at(state: ChasseState, biter: int, square: Square) -> list[int]:
+    """The travellers on `square` this vampire may bite (several on a shared square)."""
+    return [p.seat for p in state.travellers() if p.square == square and may_bite(state, biter, p.seat) is None]
 
 
 def square_of(board: Board, place: str) -> Square:

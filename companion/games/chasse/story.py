@@ -189,6 +189,9 @@ class ChasseStory(Story[ChasseState]):
         card = self.state.cards[pawn.stack[0]]
         self.tell("card_deposited", {"seat": seat, "card": card.number, "kind": card.kind, "group": card.group},
                   reveals=True)
+        for pending in self.state.transfusions:  # a donor who left its blood in the crypt has none to give
+            if pending.donor == seat and seat not in donors(self.state, pending.victim, pending.group):
+                self.tell("donor_lost", {"victim": pending.victim, "donor": seat})
         held = {self.state.cards[c].kind for c in self.state.crypt}
         if card.kind == "stake":
             self.win("travellers", [p.seat for p in self.state.travellers()], "stake")
