@@ -9,6 +9,7 @@ section builds `companion.buzzers.settings.ButtonsConfig`), so nothing below the
 from __future__ import annotations
 
 import difflib
+import json
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -20,6 +21,8 @@ from companion.buzzers.settings import BUTTON_SOURCES, ButtonsConfig
 from companion.buzzers.wiring import BUTTON_GPIOS
 from companion.dice import Catalogue, build_catalogue
 from companion.errors import ConfigError
+from companion.games.base import OptionsError
+from companion.games.chasse.board import load_board
 from companion.table.gamerun import UNDO_POLICIES, UndoPolicy
 from companion.table.seating import MAX_SEATS, MIN_SEATS
 
@@ -52,6 +55,9 @@ class Config:
     data_dir: Path = Path("data")
     catalogue: Catalogue = field(default_factory=lambda: load_catalogue({}, {}, None))
     source: Path | None = None
+    chasse_board: Mapping[str, Any] | None = None
+    """La chasse au vampire's board on the companion's board mode: the owner's own map, read from
+    the file `[chasse] board` names (None: the map that ships, unverified)."""
 
 
 def shipped_dice() -> Mapping[str, Any]:
@@ -71,6 +77,7 @@ _SECTIONS: dict[str, set[str]] = {
     "data": {"dir"},
     "dice": set(),
     "dice_presets": set(),
+    "chasse": {"board"},
 }
 
 
@@ -145,7 +152,31 @@ def load_config(path: Path | None, overrides: Mapping[str, Any] | None = None) -
     if table.tray not in catalogue.presets:
         raise ConfigError("table.tray", f"no dice preset called {table.tray!r} "
                           f"(known: {', '.join(catalogue.presets)})", where("table.tray"))
-    return Config(server, table, buttons, data_dir, catalogue, path)
+    board_value = get("chasse.board", None)
+    chasse_board = None
+    if board_value is not None:
+        board_path = Path(_text(board_value, "chasse.board", where("chasse.board"), allow_empty=False)).expanduser()
+        if not board_path.is_absolute() and path is not None and "chasse.board" not in cli_keys:
+            board_path = path.parent / board_path
+        chasse_board = _board(board_path, where("chasse.board"))
+    return Config(server, table, buttons, data_dir, catalogue, path, chasse_board)
+
+
+def _board(path: Path, source: str | None) -> Mapping[str, Any]:
+    """The owner's board file (JSON, as rules/chasse-au-vampire's board data), checked now: a
+    mistake in it is a start-up error naming the key, not a game that cannot start."""
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except FileNotFoundError:
+        raise ConfigError("chasse.board", f"no such file: {path}", source) from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise ConfigError("chasse.board", f"cannot read {path}: {err}", source) from None
+    except ValueError as err:
+        raise ConfigError("chasse.board", f"{path} is not valid JSON: {err}", source) from None
+    try:
+        return load_board(data).to_json()
+    except OptionsError as err:
+        raise ConfigError("chasse.board", f"{path}: {err.key}: {err.problem}", source) from None
 
 
 def _unknown(key: str, known: Mapping[str, Any] | set[str]) -> str:

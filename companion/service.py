@@ -144,6 +144,7 @@ def open_service(config: Config, clock: Clock | None = None, seeds: Callable[[],
             default_seats=config.table.seats,
             undo_policy=config.table.undo,
             game_options={"dice-tray": {"catalogue": config.catalogue.to_json(), "tray": config.table.tray}},
+            game_pinned={"chasse-au-vampire": {"board": config.chasse_board}} if config.chasse_board else {},
         )
         table = Table.open(store, GAMES, clock, seeds, settings)
         host_key = load_host_key(data_dir)

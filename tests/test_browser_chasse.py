@@ -199,7 +199,8 @@ def test_four_phones_play_the_hunt_on_their_own_board(scene: Scene, artifacts: P
     assert shown and shown["seat"] == victim and shown["by"] == master and shown["why"] == "riposte", pic
     assert player(pic, victim)["cards"] <= before - 1
     for screen in [table, *scene.phones, scene.host]:
-        wait_on(screen, f"#chasse-revealed[data-card='{shown['card']}'] .c-face", "the card that answered the bite")
+        wait_on(screen, f"#chasse-revealed[data-seat='{victim}'][data-kind='{shown['kind']}'] .c-face",
+                "the card that answered the bite")
     on_the_tv(table, "#chasse-revealed")
     assert table.page.evaluate("() => window.__tones.length") > 0, "a card turned face up makes no sound on the TV"
     found = grave_violations(table.page)

@@ -157,7 +157,7 @@ def test_a_traveller_the_vampire_may_not_bite_blocks_like_any_pawn() -> None:
     assert found[(4, 1)] == {(2, 2)}
 
 
-def test_can_bite_is_asked_once_per_traveller_on_an_ordinary_square() -> None:
+def test_can_bite_is_asked_once_per_traveller_a_vampire_may_reach() -> None:
     board = load_board(DEFAULT_BOARD)
     asked: list[Square] = []
     pawns = {(3, 4): "traveller", (8, 6): "traveller", (12, 6): "traveller", (6, 8): "traveller",
@@ -169,9 +169,9 @@ def test_can_bite_is_asked_once_per_traveller_on_an_ordinary_square() -> None:
 
     found = reach(board, (13, 8), 12, vampire=True, pawns=pawns, open_places=NIGHT, mode="exact_with_backtrack",
                   bite_path="cross_square", can_bite=can_bite)
-    # not the one in the cemetery (shared) nor the one beyond the torrent (never reached)
-    assert sorted(asked) == [(3, 4), (8, 6), (12, 6)]
-    assert {victim for bites in found.values() for victim in bites} == {None, (3, 4), (8, 6), (12, 6)}
+    # the one in the cemetery too (a shared square is no sanctuary), not the one beyond the torrent
+    assert sorted(asked) == [(3, 4), (6, 8), (8, 6), (12, 6)]
+    assert {victim for bites in found.values() for victim in bites} == {None, (3, 4), (6, 8), (8, 6), (12, 6)}
 
 
 def test_one_bite_per_move_a_second_traveller_in_the_way_blocks() -> None:
@@ -199,7 +199,7 @@ def test_stop_before_victim_ends_the_move_next_to_the_victim() -> None:
 
 # --- C-M3: shared squares -------------------------------------------------------------------------
 
-def test_shared_squares_are_crossed_and_shared_and_nobody_is_bitten_there() -> None:
+def test_shared_squares_are_crossed_and_shared_and_a_traveller_there_may_be_bitten() -> None:
     corridor = "s.M.x"
     board, _ = drawn(corridor)
     cemetery = board.places["cemetery"]
@@ -207,7 +207,8 @@ def test_shared_squares_are_crossed_and_shared_and_nobody_is_bitten_there() -> N
     assert moves(corridor, 4, pawns=crowd)[(4, 0)] == {None}
     assert moves(corridor, 2, pawns=crowd)[cemetery] == {None}
     found = moves(corridor, 4, vampire=True, pawns={cemetery: "traveller"})
-    assert found[(4, 0)] == {None}
+    assert found[(4, 0)] == {None, cemetery}, "crossed with or without a bite: C-M4 bars the inn and chapel only"
+    # a vampire may end on the Doctor's House beside a traveller, but not after biting that traveller
     assert moves("s.D.x", 2, vampire=True, pawns={(2, 0): "traveller"})[(2, 0)] == {None}
     # the crypt and the circle are ordinary squares: one pawn each
     assert (2, 0) not in moves("s.V.x", 2, pawns={(2, 0): "vampire"})
@@ -294,13 +295,13 @@ def every_walk(board: Board, start: Square, steps: int, *, vampire: bool, pawns:
         return square in pawns and square not in shared
 
     def victim(square: Square) -> bool:
-        return vampire and pawns.get(square) == "traveller" and square not in shared and can_bite(square)
+        return vampire and pawns.get(square) == "traveller" and square not in barred and can_bite(square)
 
     found: dict[Square, set[Square | None]] = {}
 
     def walk(square: Square, taken: int, bitten: Square | None) -> None:
         counts = taken == steps if mode == "exact_with_backtrack" else taken >= 1 and square != start
-        if counts and not ordinary_pawn(square):
+        if counts and not ordinary_pawn(square) and square != bitten:
             found.setdefault(square, set()).add(bitten)
         if taken == steps:
             return
@@ -312,8 +313,8 @@ def every_walk(board: Board, start: Square, steps: int, *, vampire: bool, pawns:
                 if step in barred:
                     continue
                 if not ordinary_pawn(step):
-                    walk(step, taken + 1, bitten)
-                elif bitten is None and victim(step):
+                    walk(step, taken + 1, bitten)  # a shared square: crossed without biting
+                if bitten is None and victim(step):
                     if bite_path == "cross_square":
                         walk(step, taken + 1, step)
                     elif 1 <= taken < steps and not (mode == "up_to_min_1" and square == start):

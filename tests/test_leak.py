@@ -35,8 +35,13 @@ REACHED = {
     # Random play accepts 465 of 2400 commands (seed 3): draws, discards, takes and hunts; whole rounds
     # are played in tests/test_vampir_properties.py.
     "vampir": (250, {"cards_drawn", "card_discarded", "hunt_laid", "turn_passed", "seed_revealed"}),
+    # Random play accepts 855 of 2400 commands (seed 3, 12 games of 200 steps): the start roll,
+    # turns, bites and their ripostes, transfusions, chapel draws, crypt deposits, the glass.
+    "chasse-au-vampire": (500, {"start_tied", "master_chosen", "cards_dealt", "turn_rolled", "pawn_moved",
+                                "bite_answered", "converted", "transfusion_needed", "blood_offered",
+                                "card_drawn", "card_deposited", "glass_turned", "glass_paused", "seed_revealed"}),
 }
-SHAPE = {"nuit-des-vampires": (12, 200)}
+SHAPE = {"nuit-des-vampires": (12, 200), "chasse-au-vampire": (12, 200)}
 """Games and steps per game where the default (60 games of 40 steps) is too short to reach the end."""
 
 

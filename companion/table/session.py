@@ -51,6 +51,9 @@ class TableSettings:
     undo_policy: UndoPolicy = "host_and_own"
     game_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     """Per game id, the options a new game starts with unless the host gives others."""
+    game_pinned: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """Per game id, options the configuration fixes over the latest game's (the owner's board file:
+    an edited file must not lose to the map an earlier game used)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,8 +244,9 @@ class Table:
 
     def option_defaults(self, game: str) -> dict[str, Any]:
         """The options a new game of this kind starts with: the configuration's, then those the
-        table's latest game of this kind used."""
-        return {**self.settings.game_options.get(game, {}), **self.state.last_options.get(game, {})}
+        table's latest game of this kind used, then those the configuration fixes."""
+        return {**self.settings.game_options.get(game, {}), **self.state.last_options.get(game, {}),
+                **self.settings.game_pinned.get(game, {})}
 
     def _new_game_id(self) -> str:
         day = time.strftime("%Y%m%d", time.gmtime(self.clock.wall_ms() / 1000))

@@ -110,18 +110,12 @@
   const told = (g) => g.happenings.filter((h) => h.kind !== "turn_begun");
 
   // -- the glass ------------------------------------------------------------------------------------
-  // The sand glass component (sandglass.js) when the page has it; else the time left in words.
+  // The sand glass (sandglass.js): tall on the TV, which rings at a turn-over; a badge on a phone and
+  // the host's console, which stay quiet (the TV rings it for the room).
   function glass(g, size) {
-    const gl = g.glass;
-    if (!gl) return null;
-    if (C.sandglass) return el("div", { class: `c-glass ${size}`, id: size === "tv" ? "chasse-glass" : null }, C.sandglass(gl, { size }));
-    const side = gl.side === "night" ? "night" : "day";
-    const words = gl.running && gl.ends_us !== null
-      ? C.countdown(gl.since_us, gl.ends_us, ui[`chasse_glass_${side}`])
-      : el("span", { class: "timer" }, el("span", { class: "countdown" },
-        fill(ui.chasse_glass_paused, { side: ui[`chasse_side_${side}`], s: Math.ceil(gl.left_us / 1e6) })));
-    return el("div", { class: `c-glass ${size} ${side}${gl.running ? "" : " paused"}`, id: size === "tv" ? "chasse-glass" : null,
-      "data-side": side }, words);
+    if (!g.glass) return null;
+    return el("div", { class: `c-glass ${size}`, id: size === "tv" ? "chasse-glass" : null },
+      C.sandglass(g.glass, { size, sound: size === "tv" }));
   }
 
   // -- shared parts ---------------------------------------------------------------------------------
@@ -250,7 +244,7 @@
     const title = r.why === "crypt" ? fill(ui.chasse_revealed_crypt, { name: nameOf(g, r.seat) })
       : fill(ui.chasse_revealed_bite, { biter: nameOf(g, r.by), victim: nameOf(g, r.seat) });
     return el("section", { class: `c-revealed ${size} k-${r.kind}`, id: "chasse-revealed", "aria-live": "polite",
-      "data-kind": r.kind, "data-card": r.card, "data-why": r.why },
+      "data-kind": r.kind, "data-seat": String(r.seat), "data-why": r.why },
     el("span", { class: "c-face", "data-kind": r.kind }, cardName(r.kind, r.group)),
     el("div", { class: "c-revealed-words" }, el("p", { class: "c-revealed-title" }, title),
       el("p", { class: "c-effect" }, revealedEffect(g, r))));
@@ -452,7 +446,7 @@
   let revealKey;
   function ring(g) {
     const r = g.revealed;
-    const key = r ? `${r.card}:${r.why}:${r.seat}:${r.by}:${g.chapel_pile}:${JSON.stringify(g.crypt)}` : "";
+    const key = r ? `${r.kind}:${r.group}:${r.why}:${r.seat}:${r.by}:${g.chapel_pile}:${JSON.stringify(g.crypt)}` : "";
     if (revealKey !== undefined && key && key !== revealKey && C.reactions) C.reactions.play(WEAPONS.includes(r.kind) ? "fault" : "fanfare");
     revealKey = key;
   }

@@ -159,7 +159,8 @@ def reach(board: Board, start: Square, steps: int, *, vampire: bool, pawns: Mapp
     may bite on the way there (None: arriving without a bite).
 
     `pawns` holds the other pawns ("traveller" or "vampire"). A vampire crosses at most one
-    traveller's ordinary square, a step it may not end on (C-B1; "cross_square"), or with
+    traveller's square, a step it may not end on (C-B1; "cross_square"); a shared square it may also
+    cross or end on without biting (the rules bar vampires from the inn and the chapel only), or with
     "stop_before_victim" ends its move, after at least one step, next to a victim it could have
     stepped onto within the allowance. In "up_to_min_1" the pawn may not end on its start square.
     `shared_places` are the places that hold several pawns
@@ -191,11 +192,12 @@ def reach(board: Board, start: Square, steps: int, *, vampire: bool, pawns: Mapp
     victims: list[int] = []
     for square, kind in pawns.items():
         bit = _bit(masks, square)
-        if not bit or bit & shared:
+        if not bit:
             continue
-        occupied |= bit
+        if not bit & shared:
+            occupied |= bit
         if vampire and kind == "traveller" and bit & passable and can_bite(square):
-            victims.append(bit)
+            victims.append(bit)  # on a shared square too (the cemetery, the Doctor's House): no sanctuary
     free = passable & ~closed & ~occupied
     exact = mode == "exact_with_backtrack"
     crossing = bite_path == "cross_square"

@@ -27,9 +27,11 @@ def _square(data: Mapping[str, Any]) -> tuple[int, int] | None:
 
 
 def _revealed(state: ChasseState, seat: int, number: int, why: str, by: int | None) -> ChasseState:
-    """The top card of a stack turned face up: off the stack, and remembered as the latest reveal."""
+    """The top card of a stack turned face up: off the stack, and remembered as the latest reveal
+    (what it is, never which card: it goes back into the pile, where every card is anyone's guess)."""
     pawn = state.player(seat)
-    shown = {"seat": seat, "why": why, "by": by, **state.cards[number].to_json()}
+    card = state.cards[number]
+    shown = {"seat": seat, "why": why, "by": by, "kind": card.kind, "group": card.group}
     return replace(_pawn(state, seat, stack=pawn.stack[1:]), revealed=shown)
 
 
@@ -123,7 +125,11 @@ def _bite_answered(state: ChasseState, data: Mapping[str, Any]) -> ChasseState:
 
 
 def _converted(state: ChasseState, data: Mapping[str, Any]) -> ChasseState:
-    return _convert(state, data["seat"])
+    """Converted where no vampire may stand, the new disciple is in the cemetery at once."""
+    state = _convert(state, data["seat"])
+    if "place" in data:
+        state = _pawn(state, data["seat"], place=data["place"], square=_square(data))
+    return state
 
 
 def _transfusion_needed(state: ChasseState, data: Mapping[str, Any]) -> ChasseState:

@@ -89,7 +89,10 @@ def _bite_arg(state: ChasseState, seat: int, args: Args) -> tuple[int | None, Re
     if not state.player(seat).vampire:
         return None, Rejection("travellers_do_not_bite")
     problem = may_bite(state, seat, bite)
-    return bite, Rejection(problem, {"seat": bite}) if problem else None
+    if problem is None:
+        return bite, None
+    params = {"seat": bite, "max": max(state.order)} if problem == "no_such_seat" else {"seat": bite}
+    return bite, Rejection(problem, params)
 
 
 def _check_stop(state: ChasseState, actor: Viewer, args: Args) -> Rejection | None:

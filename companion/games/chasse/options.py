@@ -50,9 +50,11 @@ UNVERIFIED = ("phase_seconds", "blood_groups", "compatibility", "board")
 
 def _groups(options: Mapping[str, Any]) -> list[str]:
     value = options.get("blood_groups", DEFAULTS["blood_groups"])
-    if not isinstance(value, list | tuple) or not 1 <= len(value) <= 10 \
+    if not isinstance(value, list | tuple) or not MAX_PLAYERS - 1 <= len(value) <= 10 \
             or any(not isinstance(g, str) or not 1 <= len(g.strip()) <= 4 for g in value):
-        raise OptionsError("blood_groups", "1 to 10 blood-group cards, each named in 1 to 4 characters")
+        # C-S2 deals one to each traveller: five travellers at most.
+        raise OptionsError("blood_groups",
+                           f"{MAX_PLAYERS - 1} to 10 blood-group cards, each named in 1 to 4 characters")
     return [g.strip().upper() for g in value]
 
 

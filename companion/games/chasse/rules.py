@@ -122,19 +122,29 @@ def squares_taken(state: ChasseState, mover: int) -> dict[Square, str]:
 
 def reachable(state: ChasseState, seat: int) -> dict[Square, frozenset[Square | None]]:
     """Where the current pawn may end this move on the companion's board, with the squares it may
-    bite on the way (C-M3, C-M4, C-B1)."""
+    bite on the way (C-M3, C-M4, C-B1); asked once per state (the state's cache, like its picture)."""
+    cached = state.wall.setdefault("reach", {})
+    if seat not in cached:
+        cached[seat] = _reachable(state, seat)
+    return cached[seat]
+
+
+def _reachable(state: ChasseState, seat: int) -> dict[Square, frozenset[Square | None]]:
     board = board_of(state)
     pawn = state.player(seat)
     if board is None or state.allowance is None or pawn.square is None:
         return {}
-    victims = {p.square: p.seat for p in state.travellers() if p.square is not None}
-
     def can_bite(square: Square) -> bool:
-        return square in victims and may_bite(state, seat, victims[square]) is None
+        return bool(bitable_at(state, seat, square))
 
     return reach(board, pawn.square, state.allowance, vampire=pawn.vampire, pawns=squares_taken(state, seat),
                  open_places=open_places(state.side), mode=state.options["movement_mode"],
                  bite_path=state.options["bite_path"], can_bite=can_bite)
+
+
+def bitable_at(state: ChasseState, biter: int, square: Square) -> list[int]:
+    """The travellers on `square` this vampire may bite (several on a shared square)."""
+    return [p.seat for p in state.travellers() if p.square == square and may_bite(state, biter, p.seat) is None]
 
 
 def square_of(board: Board, place: str) -> Square:

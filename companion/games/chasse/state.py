@@ -33,11 +33,9 @@ class Card:
 
     @property
     def token(self) -> str:
-        """The card's name in views: shown only once the rules turned it face up."""
+        """The card's name, which no view ever shows (a revealed card shows its kind, not which card
+        it is): the leak test looks for it in every view."""
         return f"card-{self.number:02d}"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"card": self.token, "kind": self.kind, "group": self.group}
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,7 @@ from companion.games.chasse.evolve import evolve
 from companion.games.chasse.options import DIE, TRIO
 from companion.games.chasse.rules import (
     CLOSED,
+    VAMPIRES_NEVER,
     board_of,
     donors,
     doubled,
@@ -134,7 +135,15 @@ class ChasseStory(Story[ChasseState]):
         return self.state.glass.turns if self.state.glass else 0
 
     def convert(self, seat: int, why: str) -> None:
-        self.tell("converted", {"seat": seat, "why": why})
+        """A traveller becomes a disciple. One converted where no vampire may stand (the inn, the
+        chapel or beyond the torrent: nightfall catches a transfusion there) leaves for the cemetery,
+        where vampires go; the rules say nothing of it, and a disciple cannot stay in a chapel."""
+        pawn = self.state.player(seat)
+        board = board_of(self.state)
+        moved: dict[str, object] = {}
+        if pawn.place in VAMPIRES_NEVER or (board is not None and pawn.square in board.chapel_zone):
+            moved = {"place": "cemetery", "square": square_json(square_of(board, "cemetery")) if board else None}
+        self.tell("converted", {"seat": seat, "why": why, **moved})
         if not self.state.travellers():
             self.win("master", [self.state.master])
 
@@ -180,6 +189,9 @@ class ChasseStory(Story[ChasseState]):
         card = self.state.cards[pawn.stack[0]]
         self.tell("card_deposited", {"seat": seat, "card": card.number, "kind": card.kind, "group": card.group},
                   reveals=True)
+        for pending in self.state.transfusions:  # a donor who left its blood in the crypt has none to give
+            if pending.donor == seat and seat not in donors(self.state, pending.victim, pending.group):
+                self.tell("donor_lost", {"victim": pending.victim, "donor": seat})
         held = {self.state.cards[c].kind for c in self.state.crypt}
         if card.kind == "stake":
             self.win("travellers", [p.seat for p in self.state.travellers()], "stake")

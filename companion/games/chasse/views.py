@@ -13,7 +13,7 @@ from typing import Any
 
 from companion.games.base import SYSTEM, Command, Deadline, Event, Secret, Viewer
 from companion.games.chasse.options import unverified
-from companion.games.chasse.rules import PLACES, board_of, may_bite, reachable, still_to_roll
+from companion.games.chasse.rules import PLACES, bitable_at, board_of, may_bite, reachable, still_to_roll
 from companion.games.chasse.state import ChasseState, Pawn
 from companion.games.chasse.story import square_json
 from companion.games.lines import log_line
@@ -69,15 +69,16 @@ def view(state: ChasseState, viewer: Viewer) -> dict[str, Any]:
     mine: dict[str, Any] = {"me": me}
     if state.stage() == "move" and state.current == me and not state.paused():
         if board_of(state) is not None:
-            mine["reach"] = [{"to": square_json(to), "bites": sorted(_seat_at(state, v) for v in victims if v)}
+            mine["reach"] = [{"to": square_json(to), "bites": _bites(state, me, victims)}
                              for to, victims in sorted(reachable(state, me).items())]
         elif state.player(me).vampire:
             mine["bites"] = [p.seat for p in state.travellers() if may_bite(state, me, p.seat) is None]
     return {**picture, **mine}
 
 
-def _seat_at(state: ChasseState, square: tuple[int, int]) -> int:
-    return next(p.seat for p in state.travellers() if p.square == square)
+def _bites(state: ChasseState, me: int, victims: frozenset[tuple[int, int] | None]) -> list[int]:
+    """The seats this vampire may bite on its way to one square."""
+    return sorted(seat for v in victims if v is not None for seat in bitable_at(state, me, v))
 
 
 def _nobody(viewer: Viewer) -> bool:
@@ -145,8 +146,9 @@ def _turn_actions(state: ChasseState, me: int) -> list[Command]:
     if state.stage() == "roll":
         return [Command("roll")]
     if board_of(state) is not None:
-        moves = [Command("move", {"to": square_json(to), "bite": _seat_at(state, v) if v else None})
-                 for to, victims in sorted(reachable(state, me).items()) for v in sorted(victims, key=str)]
+        moves = [Command("move", {"to": square_json(to), "bite": bite})
+                 for to, victims in sorted(reachable(state, me).items())
+                 for bite in ([None] if None in victims else []) + _bites(state, me, victims)]
         return moves or [Command("stay")]
     pawn = state.player(me)
     stops = [Command("stop", {"place": place}) for place in PLACES]
