@@ -341,7 +341,7 @@
     }
     const label = fill(ui.chasse_board_label, { name: b.name || "" });
     return svg("svg", { viewBox: `-1 -1 ${b.width * CELL + 2} ${b.height * CELL + 2}`, class: "c-board-art",
-      role: "img", "aria-label": label, preserveAspectRatio: "xMidYMid meet" },
+      role: "img", "aria-label": label, preserveAspectRatio: "xMidYMin meet" },
     svg("g", { class: "cells" }, cells), svg("g", { class: "places" }, places), svg("g", { class: "lit" }, lit),
     svg("g", { class: "pawns" }, pawns));
   }
