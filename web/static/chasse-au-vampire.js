@@ -60,6 +60,8 @@
     if (!CARD_KINDS.has(h.kind)) return h.kind;
     return "biter" in h ? "bite_answered" : "card_deposited";
   }
+  // The card a bite or a deposit showed (under `card_kind` should the happening keep its own kind).
+  const shownKind = (h) => (CARD_KINDS.has(h.kind) ? h.kind : h.card_kind);
 
   function happeningText(g, h) {
     const kind = eventOf(h);
@@ -78,8 +80,9 @@
         { name, roll: h.roll, n: h.allowance });
       case "pawn_moved": return fill(ui.chasse_h_moved, { name, at: atPlace(h.place) });
       case "pawn_blocked": return fill(ui.chasse_h_blocked, { name });
-      case "bite_answered": return fill(ui.chasse_h_bitten, { biter: nameOf(g, h.biter), victim: nameOf(g, h.victim),
-        card: aCard(h.kind, h.group) });
+      case "bite_answered": return shownKind(h) ? fill(ui.chasse_h_bitten, { biter: nameOf(g, h.biter),
+        victim: nameOf(g, h.victim), card: aCard(shownKind(h), h.group) })
+        : fill(ui.chasse_h_bit, { biter: nameOf(g, h.biter), victim: nameOf(g, h.victim) });
       case "bite_unanswered": return fill(ui.chasse_h_bitten_bare, { biter: nameOf(g, h.biter), victim: nameOf(g, h.victim) });
       case "vampire_sent": {
         const line = fill(h.why === "circle" ? ui.chasse_h_sent_circle : ui.chasse_h_sent, { names: names(g, h.seats) });
@@ -96,7 +99,8 @@
       case "transfusion_failed": return fill(ui.chasse_h_too_late, { name: nameOf(g, h.victim) });
       case "card_drawn": return fill(ui.chasse_h_drew, { name });
       case "chapel_empty": return ui.chasse_h_chapel_empty;
-      case "card_deposited": return fill(ui.chasse_h_deposited, { name, card: aCard(h.kind, h.group) });
+      case "card_deposited": return shownKind(h) ? fill(ui.chasse_h_deposited, { name, card: aCard(shownKind(h), h.group) })
+        : fill(ui.chasse_h_laid, { name });
       case "nothing_to_deposit": return fill(ui.chasse_h_nothing, { name });
       case "circle_used": return fill(ui.chasse_h_circle, { name });
       case "building_closed": return fill(h.place === "chapel" ? ui.chasse_h_closed_chapel : ui.chasse_h_closed_inn,
