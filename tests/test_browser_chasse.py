@@ -104,19 +104,22 @@ def start_roll(scene: Scene, phones: dict[int, Screen]) -> dict[str, Any]:
 
 # The TV draws the running game's view as it would be once won (the game's own table screen, the
 # winner and the winning seats replaced): the end screen, without playing a whole game.
-DRAW_WON_JS = """([winner, winners, how]) => {
-  fetch('/api/view?as=table').then((r) => r.json()).then((view) => {
-    const g = structuredClone(view.game);
-    g.view = { ...g.view, phase: 'over', winner, winners, current: null, roll: null, allowance: null, stage: null,
-      happenings: [{ kind: 'game_won', winner, winners, how }, ...g.view.happenings] };
-    window.Companion.games['chasse-au-vampire'].table(document.getElementById('game'), g, view);
-  });
+DRAW_WON_JS = """async ([winner, winners, how]) => {
+  const view = await (await fetch('/api/view?as=table')).json();
+  const g = structuredClone(view.game);
+  g.view = { ...g.view, phase: 'over', winner, winners, current: null, roll: null, allowance: null, stage: null,
+    happenings: [{ kind: 'game_won', winner, winners, how }, ...g.view.happenings] };
+  window.Companion.games['chasse-au-vampire'].table(document.getElementById('game'), g, view);
+  return document.getElementById('chasse-winner').textContent;
 }"""
 
 
-def won(scene: Scene, winner: str, winners: list[int], how: str) -> None:
-    scene.table.page.evaluate(DRAW_WON_JS, [winner, winners, how])
-    wait_on(scene.table, "#chasse-winner", "the winner")
+def won(scene: Scene, winner: str, winners: list[int], how: str) -> str:
+    """What the TV's end screen says (drawn once the page has drawn the live view it follows)."""
+    scene.table.wait_for_position(scene.view()["position"])
+    scene.table.page.wait_for_timeout(200)
+    said: str = scene.table.page.evaluate(DRAW_WON_JS, [winner, winners, how])
+    return said
 
 
 def narrow_and_large_text(phone: Screen, what: str) -> None:
@@ -209,6 +212,14 @@ def test_four_phones_play_the_hunt_on_their_own_board(scene: Scene, artifacts: P
     both_languages(scene, table, "tv-bite", artifacts, "#chasse-revealed")
     both_languages(scene, phones[victim], "phone-bitten", artifacts, "#chasse-revealed")
 
+    # The chapel-goer draws again: a card taken face down is no reveal, and makes no sound.
+    table.page.evaluate(SOUND_SPY_JS)   # again: the language switches reloaded the page
+    roll_on_phone(scene, phones[first], first)
+    pic = picture(tap(scene, phones[first], "stop", {"place": "chapel"}))
+    assert player(pic, first)["cards"] == 4 and pic["revealed"] == shown, pic
+    wait_on(table, f".c-player[data-seat='{first}'][data-cards='4']", "four cards in the chapel-goer's stack")
+    assert table.page.evaluate("() => window.__tones.length") == 0, "a chapel draw rang like a card turned face up"
+
     # A volunteer offers blood when the bite asks for a transfusion: the answer is public.
     if pic["transfusions"]:
         donor = next(s for s in travellers if s != victim and player(pic, s)["role"] == "traveller")
@@ -223,16 +234,14 @@ def test_four_phones_play_the_hunt_on_their_own_board(scene: Scene, artifacts: P
     winners = [s for s in travellers if player(pic, s)["role"] == "traveller"]
     for lang in ("en", "fr"):
         switch_language(scene, [table], lang, ROOT)
-        won(scene, "travellers", winners, "trio")
-        said = table.page.locator("#chasse-winner").inner_text()
+        said = won(scene, "travellers", winners, "trio")
         assert all(names[s] in said for s in winners), said
         if lang == "en":
             assert said.startswith("The travellers win: ")
             assert "holy water" in table.page.locator("#chasse-status").inner_text()
         on_the_tv(table, "#chasse-status")
         shoot(table, artifacts / f"chasse-tv-travellers-win-{lang}.png")
-        won(scene, "master", [master], "master")
-        said = table.page.locator("#chasse-winner").inner_text()
+        said = won(scene, "master", [master], "master")
         assert names[master] in said and (lang == "fr" or said == f"The master vampire wins: {names[master]}")
         shoot(table, artifacts / f"chasse-tv-master-wins-{lang}.png")
     switch_language(scene, [table], "en", ROOT)

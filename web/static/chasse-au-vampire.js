@@ -446,12 +446,17 @@
   }
 
   // -- the table's sound: a card turned face up ------------------------------------------------------
-  // The first view a page draws is where it came in: no sound for a card turned up before.
+  // The first view a page draws is where it came in: no sound for a card turned up before. A reveal
+  // is known by its happening and the one before it (a chapel draw or a move later changes neither);
+  // only a reveal among the newest happenings rings, not one that slides out of the list.
   let revealKey;
   function ring(g) {
     const r = g.revealed;
-    const key = r ? `${r.kind}:${r.group}:${r.why}:${r.seat}:${r.by}:${g.chapel_pile}:${JSON.stringify(g.crypt)}` : "";
-    if (revealKey !== undefined && key && key !== revealKey && C.reactions) C.reactions.play(WEAPONS.includes(r.kind) ? "fault" : "fanfare");
+    const at = r ? g.happenings.findIndex((h) => ["bite_answered", "card_deposited"].includes(eventOf(h))) : -1;
+    const key = at >= 0 ? JSON.stringify([r, g.happenings[at], g.happenings[at + 1] || null]) : "";
+    if (revealKey !== undefined && key && key !== revealKey && at <= 4 && C.reactions) {
+      C.reactions.play(WEAPONS.includes(r.kind) ? "fault" : "fanfare");
+    }
     revealKey = key;
   }
 
