@@ -177,7 +177,7 @@
         const pending = (g.transfusions || []).find((t) => t.victim === p.seat);
         return el("li", { class: `c-player ${p.role}${current ? " current" : ""}`, "data-seat": String(p.seat), "data-role": p.role,
           "data-place": p.place, "data-cards": String(p.cards) },
-        p.square ? el("span", { class: `c-dot ${p.role}`, "aria-hidden": "true" }, (p.name || String(p.seat)).charAt(0)) : null,
+        p.square ? el("span", { class: `c-dot ${p.role}`, "aria-hidden": "true" }, mark(g, p)) : null,
         el("strong", { class: "c-name" }, p.name || nameOf(g, p.seat)),
         view.you && view.you.seat === p.seat ? el("span", { class: "c-you" }, ui.chasse_you) : null,
         roleTag(p),
@@ -291,6 +291,14 @@
       { list: g.unverified.map((k) => ui[`chasse_opt_${k}`] || k).join(", ") }));
   }
 
+  // A pawn's mark on the board: its player's initial, or the seat's number when two names share it.
+  function mark(g, p) {
+    const initial = (name) => Array.from(name || "")[0] || "";
+    const mine = initial(p.name).toUpperCase();
+    const shared = g.players.filter((o) => initial(o.name).toUpperCase() === mine).length > 1;
+    return mine && !shared ? mine : String(p.seat);
+  }
+
   // -- the companion's board ------------------------------------------------------------------------
   // A square grid from the view's map: the chapel zone, the Torrent du Diable, blocked squares, the
   // named places and the pawns on their squares. `reach` (a phone's move) lights the squares it may
@@ -340,7 +348,7 @@
         pawns.push(svg("g", { class: `pawn ${p.role}${current ? " current" : ""}`, "data-seat": String(p.seat) },
           svg("circle", { cx, cy, r }),
           svg("text", { x: cx, y: cy + r * 0.42, "text-anchor": "middle", "font-size": (r * 1.2).toFixed(2) },
-            document.createTextNode((p.name || String(p.seat)).charAt(0)))));
+            document.createTextNode(mark(g, p)))));
       });
     }
     const label = fill(ui.chasse_board_label, { name: b.name || "" });
@@ -352,7 +360,7 @@
   // Who stands where on the board, in words (the picture's names are its first letters).
   function boardKey(g) {
     return el("ul", { class: "c-board-key" }, g.players.filter((p) => p.square).map((p) => el("li", { class: p.role, "data-seat": String(p.seat) },
-      el("span", { class: `c-dot ${p.role}`, "aria-hidden": "true" }, (p.name || String(p.seat)).charAt(0)),
+      el("span", { class: `c-dot ${p.role}`, "aria-hidden": "true" }, mark(g, p)),
       `${p.name || nameOf(g, p.seat)} · ${squareName(p.square)}`)));
   }
 
