@@ -123,6 +123,7 @@
   }
 
   // -- shared parts ---------------------------------------------------------------------------------
+  // The roll and the allowance it fixed (5.8 item 4), and why it is doubled when it is (C-M2).
   function rolledWords(g) {
     if (g.roll === null || g.roll === undefined) return "";
     const h = g.happenings.find((x) => x.kind === "turn_rolled" && x.seat === g.current);
@@ -164,10 +165,10 @@
     return el("span", { class: `c-role ${p.role}` }, pawnArt(p.role), el("span", {}, roleName(p.role)));
   }
   // A traveller's stack: its size only, never a card.
-  function stackTag(p, words) {
+  function stackTag(p) {
     if (p.role !== "traveller") return null;
     return el("span", { class: "c-stack", "data-cards": String(p.cards), title: fill(ui.chasse_stack, { n: p.cards }) },
-      pileArt(p.cards), el("span", {}, words ? fill(ui.chasse_stack, { n: p.cards }) : cardsN(p.cards)));
+      pileArt(p.cards), el("span", {}, cardsN(p.cards)));
   }
 
   function playersList(g, view, size, turnOn) {
@@ -182,7 +183,7 @@
         view.you && view.you.seat === p.seat ? el("span", { class: "c-you" }, ui.chasse_you) : null,
         roleTag(p),
         el("span", { class: "c-place" }, g.phase === "start_roll" ? "" : placeName(p.place)),
-        stackTag(p, false),
+        stackTag(p),
         pending ? el("span", { class: "c-badge bitten" }, fill(ui.chasse_badge_bitten, { group: pending.group })) : null,
         p.transfused ? el("span", { class: "c-badge" }, ui.chasse_transfused) : null);
       })));
@@ -204,7 +205,8 @@
         ui[`chasse_circle_${g.circle_used ? "used" : "free"}_${side}`]));
   }
 
-  function transfusions(g, game, view) {
+  // Who needs blood, of which group, before which nightfall, who gives, who reached the Doctor's House.
+  function transfusions(g) {
     const list = g.transfusions || [];
     if (!list.length || g.phase === "over") return null;
     const turns = g.glass ? g.glass.turns : 0;
@@ -213,8 +215,7 @@
         el("strong", {}, fill(ui.chasse_needs, { name: nameOf(g, t.victim), group: t.group })), " ",
         el("span", { class: "c-deadline" }, t.deadline_turns - turns <= 1 ? ui.chasse_deadline_tonight : ui.chasse_deadline_next),
         el("span", { class: "c-donor" }, t.donor === null ? ui.chasse_no_donor_yet : fill(ui.chasse_donor, { name: nameOf(g, t.donor) })),
-        t.reached.length ? el("span", { class: "c-reached" }, fill(ui.chasse_reached_doctor, { names: names(g, t.reached) })) : null,
-        game ? offerButton(game, g, t.victim) : null))));
+        t.reached.length ? el("span", { class: "c-reached" }, fill(ui.chasse_reached_doctor, { names: names(g, t.reached) })) : null))));
   }
 
   function offerButton(game, g, victim) {
@@ -486,8 +487,8 @@
       const lately = happenings(g, 9, true);
       const main = g.phase === "start_roll" ? [startRolls(g)]
         : companion ? [el("div", { class: "c-board tv", id: "chasse-board" }, boardArt(g, {})), revealed(g, "small"),
-          transfusions(g, null, view)]
-          : [revealed(g, "big"), playersList(g, view, "big", !game.ended), transfusions(g, null, view)];
+          transfusions(g)]
+          : [revealed(g, "big"), playersList(g, view, "big", !game.ended), transfusions(g)];
       const side = g.phase === "start_roll" ? [glass(g, "tv"), playersList(g, view, "big", false), unverified(g)]
         : companion ? [playersList(g, view, "small", !game.ended), pieces(g), lately, unverified(g)]
           : [glass(g, "tv"), pieces(g), lately, unverified(g)];
@@ -513,7 +514,7 @@
         onPick: reach.length ? (sq) => { picked = sq; redraw(); } : null }), boardKey(g)) : null,
       revealed(g, "small"),
       g.phase === "start_roll" ? startRolls(g) : null,
-      transfusions(g, null, view),
+      transfusions(g),
       lastAction(g),
       playersList(g, view, "small", !game.ended),
       g.phase === "start_roll" ? null : pieces(g),
@@ -533,7 +534,7 @@
         game.ended ? null : el("div", { class: "c-row" }, controls),
         lastAction(g), revealed(g, "small"),
         g.phase === "start_roll" ? startRolls(g) : null,
-        playersList(g, view, "small", !game.ended), transfusions(g, null, view),
+        playersList(g, view, "small", !game.ended), transfusions(g),
         g.phase === "start_roll" ? null : pieces(g), happenings(g, 5, false), unverified(g)));
     },
   };
