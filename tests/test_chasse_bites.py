@@ -159,7 +159,7 @@ def test_c_b2_a_weapon_sends_the_master_to_the_cemetery_at_once_and_goes_under_t
     assert master.square == (BOARD.places["cemetery"] if mode == "companion" else None)
     assert after.player(2).stack == (O1,)
     assert after.chapel[-1] == card and after.chapel[:-1] == state.chapel
-    shown = {"seat": 2, "why": "riposte", "by": 1, "kind": kind, "group": None}
+    shown = {"seat": 2, "why": "riposte", "by": 1, "kind": kind, "group": None, "effect": "repelled"}
     for viewer in (TABLE, seat(2), seat(3)):
         assert GAME.view(after, viewer)["revealed"] == shown
         assert "card-" not in dumps(after, viewer)
@@ -174,6 +174,7 @@ def test_c_b2_the_stake_frees_a_disciple_who_restarts_as_a_traveller_with_no_car
                                              "square": list(BOARD.places["cemetery"]) if mode == "companion" else None}
     pawn = freed.player(4)
     assert (pawn.role, pawn.place, pawn.stack) == ("traveller", "cemetery", ())
+    assert freed.revealed is not None and freed.revealed["effect"] == "freed", "every screen says what it did"
     assert freed.player(1).role == "master" and STAKE in freed.chapel
     again = turn(arrange(freed, at={4: (3, 9)}), 4, 4)
     assert refuse_go(again, BY, bite=2) == "travellers_do_not_bite"
@@ -186,6 +187,7 @@ def test_c_b2_a_riposte_other_than_the_stake_sends_a_disciple_to_the_cemetery_st
     state = hunt(mode, {2: (WATER,), 3: (O1,)}, roles={4: "disciple"}, at={1: (15, 0), 4: (3, 9)})
     after, _ = bite(turn(state, 4, 4))
     assert (after.player(4).role, after.player(4).place) == ("disciple", "cemetery")
+    assert after.revealed is not None and after.revealed["effect"] == "repelled"
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -194,6 +196,7 @@ def test_c_b2_a_vampire_card_makes_a_disciple_whose_cards_all_go_under_the_chape
     state = hunt(mode, {2: (VAMP, GARLIC, O1), 3: (A,)})
     after, events = bite(state)
     assert event(events, "converted") == {"seat": 2, "why": "vampire_card"}
+    assert after.revealed is not None and after.revealed["effect"] == "disciple"
     victim = after.player(2)
     assert (victim.role, victim.stack) == ("disciple", ())
     assert after.chapel[-3:] == (VAMP, GARLIC, O1)
@@ -217,6 +220,7 @@ def test_c_b2_c_b4_a_blood_group_card_starts_a_transfusion_and_goes_under_the_ch
     state = hunt(mode, {2: (A, GARLIC), 3: (O1,)})
     after, events = bite(state)
     assert event(events, "transfusion_needed") == {"victim": 2, "group": "A", "biter": 1, "deadline_turns": 1}
+    assert after.revealed is not None and after.revealed["effect"] == "transfusion"
     assert after.player(2).role == "traveller" and after.player(2).stack == (GARLIC,)
     assert after.chapel[-1] == A
     assert GAME.view(after, TABLE)["transfusions"] == [

@@ -114,6 +114,7 @@ def test_c_k3_the_stake_deposited_in_the_crypt_wins_for_every_traveller_at_once(
     after, events = go(state, "crypt")
     deposited = next(e for e in events if e.type == "card_deposited")
     assert deposited.reveals and deposited.data["kind"] == "stake"
+    assert after.revealed is not None and after.revealed["effect"] == "win"
     won = event(events, "game_won")
     assert (won["winner"], won["winners"], won["how"]) == ("travellers", [2, 3], "stake")
     assert types(events)[-1] == "game_won"
@@ -128,6 +129,7 @@ def test_c_k3_a_stake_lower_in_the_stack_does_not_count(mode: str) -> None:
     after, events = go(beside(mode, "crypt", {2: (GARLIC, STAKE), 3: (A,)}), "crypt")
     assert event(events, "card_deposited")["kind"] == "garlic" and "game_won" not in types(events)
     assert after.crypt == (GARLIC,) and after.player(2).stack == (STAKE,) and after.phase == "play"
+    assert after.revealed is not None and after.revealed["effect"] == "kept"
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -152,6 +154,7 @@ def test_c_k4_the_third_weapon_deposited_after_leaving_and_coming_back_wins(mode
         state = turn(state, 2, 1)
     state, events = go(state, "crypt")
     assert event(events, "game_won")["how"] == "trio"
+    assert state.revealed is not None and state.revealed["effect"] == "win"
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -181,6 +184,7 @@ def test_c_k5_a_vampire_or_blood_group_card_deposited_is_void_and_goes_under_the
     revealed = GAME.view(after, seat(3))["revealed"]
     assert (revealed["seat"], revealed["why"], revealed["kind"]) == (2, "crypt", after.cards[card].kind)
     assert revealed["group"] == after.cards[card].group and "card-" not in dumps(after, seat(3))
+    assert revealed["effect"] == "void"
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -70,7 +70,7 @@ def test_an_evening_garlic_a_saved_traveller_one_lost_at_nightfall_and_the_stake
         assert "bite_answered" in events and "vampire_sent" in events
         table = shown(service)
         assert table["revealed"] == {"seat": cast.garlic, "why": "riposte", "by": cast.master,
-                                     "kind": "garlic", "group": None}
+                                     "kind": "garlic", "group": None, "effect": "repelled"}
         assert next(p for p in table["players"] if p["seat"] == cast.master)["place"] == "cemetery"
         # B is bitten: blood. G volunteers, is told "compatible"; both reach the Doctor's House.
         assert "transfusion_needed" in turn(service, cast.master, "elsewhere", bite=cast.saved)

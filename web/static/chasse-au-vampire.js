@@ -53,18 +53,9 @@
   const squareName = (sq) => (sq ? `${column(sq[0])}${sq[1] + 1}` : "");
   const sameSquare = (a, b) => !!a && !!b && a[0] === b[0] && a[1] === b[1];
 
-  // A card kind in a happening (the happening's own kind is then the card's: see the report on
-  // views), told apart by its fields: a bite names its biter, a deposit its seat.
-  const CARD_KINDS = new Set([...WEAPONS, "vampire", "blood"]);
-  function eventOf(h) {
-    if (!CARD_KINDS.has(h.kind)) return h.kind;
-    return "biter" in h ? "bite_answered" : "card_deposited";
-  }
-  // The card a bite or a deposit showed (under `card_kind` should the happening keep its own kind).
-  const shownKind = (h) => (CARD_KINDS.has(h.kind) ? h.kind : h.card_kind);
 
   function happeningText(g, h) {
-    const kind = eventOf(h);
+    const kind = h.kind;  // its event's; the card a bite or a deposit showed is `card_kind`
     const name = nameOf(g, h.seat);
     switch (kind) {
       case "start_rolled": return fill(ui.chasse_h_start_rolled, { name, roll: h.roll });
@@ -80,8 +71,8 @@
         { name, roll: h.roll, n: h.allowance });
       case "pawn_moved": return fill(ui.chasse_h_moved, { name, at: atPlace(h.place) });
       case "pawn_blocked": return fill(ui.chasse_h_blocked, { name });
-      case "bite_answered": return shownKind(h) ? fill(ui.chasse_h_bitten, { biter: nameOf(g, h.biter),
-        victim: nameOf(g, h.victim), card: aCard(shownKind(h), h.group) })
+      case "bite_answered": return h.card_kind ? fill(ui.chasse_h_bitten, { biter: nameOf(g, h.biter),
+        victim: nameOf(g, h.victim), card: aCard(h.card_kind, h.group) })
         : fill(ui.chasse_h_bit, { biter: nameOf(g, h.biter), victim: nameOf(g, h.victim) });
       case "bite_unanswered": return fill(ui.chasse_h_bitten_bare, { biter: nameOf(g, h.biter), victim: nameOf(g, h.victim) });
       case "vampire_sent": {
@@ -99,7 +90,7 @@
       case "transfusion_failed": return fill(ui.chasse_h_too_late, { name: nameOf(g, h.victim) });
       case "card_drawn": return fill(ui.chasse_h_drew, { name });
       case "chapel_empty": return ui.chasse_h_chapel_empty;
-      case "card_deposited": return shownKind(h) ? fill(ui.chasse_h_deposited, { name, card: aCard(shownKind(h), h.group) })
+      case "card_deposited": return h.card_kind ? fill(ui.chasse_h_deposited, { name, card: aCard(h.card_kind, h.group) })
         : fill(ui.chasse_h_laid, { name });
       case "nothing_to_deposit": return fill(ui.chasse_h_nothing, { name });
       case "circle_used": return fill(ui.chasse_h_circle, { name });
@@ -225,23 +216,11 @@
       "data-victim": String(victim) }, "c-act");
   }
 
-  // The latest card the rules turned face up, and what it did.
+  // The latest card the rules turned face up, and what it did (the rules say: `effect`): the biter
+  // repelled or freed, the victim made a disciple or waiting for blood; in the crypt, kept, void or won.
   function revealedEffect(g, r) {
-    const victim = player(g, r.seat);
-    if (r.why === "crypt") {
-      if (g.phase === "over" && g.winner === "travellers") return ui.chasse_effect_win;
-      return WEAPONS.includes(r.kind) ? ui.chasse_effect_kept : ui.chasse_effect_void;
-    }
-    const biter = nameOf(g, r.by);
-    if (WEAPONS.includes(r.kind)) {
-      const sent = g.happenings.find((h) => h.kind === "vampire_sent" && (h.seats || []).includes(r.by));
-      if (sent && (sent.freed || []).includes(r.by)) return fill(ui.chasse_effect_freed, { name: biter });
-      return fill(ui.chasse_effect_repelled, { name: biter });
-    }
-    const name = nameOf(g, r.seat);
-    if (victim && victim.role !== "traveller") return fill(ui.chasse_effect_disciple, { name });
-    if ((g.transfusions || []).some((t) => t.victim === r.seat)) return fill(ui.chasse_effect_transfusion, { name });
-    return "";
+    const name = nameOf(g, ["repelled", "freed"].includes(r.effect) ? r.by : r.seat);
+    return fill(ui[`chasse_effect_${r.effect}`] || "", { name });
   }
   function revealed(g, size) {
     const r = g.revealed;
@@ -278,11 +257,11 @@
     const lines = told(g).slice(1, count + 1);
     if (!lines.length) return null;
     return el("section", { class: "c-happenings" }, el("h3", {}, ui.chasse_lately),
-      el("ol", trim ? { "data-fit": "trim" } : {}, lines.map((h) => el("li", { "data-kind": eventOf(h) }, happeningText(g, h)))));
+      el("ol", trim ? { "data-fit": "trim" } : {}, lines.map((h) => el("li", { "data-kind": h.kind }, happeningText(g, h)))));
   }
   function lastAction(g) {
     const h = told(g)[0];
-    return h ? el("p", { class: "c-last last-action", id: "chasse-last", "aria-live": "polite", "data-kind": eventOf(h) },
+    return h ? el("p", { class: "c-last last-action", id: "chasse-last", "aria-live": "polite", "data-kind": h.kind },
       happeningText(g, h)) : null;
   }
 
@@ -461,7 +440,7 @@
   let revealKey;
   function ring(g) {
     const r = g.revealed;
-    const at = r ? g.happenings.findIndex((h) => ["bite_answered", "card_deposited"].includes(eventOf(h))) : -1;
+    const at = r ? g.happenings.findIndex((h) => ["bite_answered", "card_deposited"].includes(h.kind)) : -1;
     const key = at >= 0 ? JSON.stringify([r, g.happenings[at], g.happenings[at + 1] || null]) : "";
     if (revealKey !== undefined && key && key !== revealKey && at <= 4 && C.reactions) {
       C.reactions.play(WEAPONS.includes(r.kind) ? "fault" : "fanfare");

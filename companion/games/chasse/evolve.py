@@ -18,7 +18,9 @@ def _pawn(state: ChasseState, seat: int, **changes: Any) -> ChasseState:
 def _told(state: ChasseState, kind: str, data: Mapping[str, Any]) -> ChasseState:
     """The event as a happening the screens list, newest first (the private parts left out)."""
     shown = {k: v for k, v in data.items() if k not in ("stacks", "chapel", "card", "left_us", "since_us", "squares")}
-    return replace(state, happenings=({"kind": kind, **shown}, *state.happenings)[:RECENT])
+    if "kind" in shown:  # a card's kind (a riposte, a deposit): the happening's own kind is the event's
+        shown["card_kind"] = shown.pop("kind")
+    return replace(state, happenings=({**shown, "kind": kind}, *state.happenings)[:RECENT])
 
 
 def _square(data: Mapping[str, Any]) -> tuple[int, int] | None:
@@ -26,12 +28,12 @@ def _square(data: Mapping[str, Any]) -> tuple[int, int] | None:
     return (int(square[0]), int(square[1])) if square is not None else None
 
 
-def _revealed(state: ChasseState, seat: int, number: int, why: str, by: int | None) -> ChasseState:
+def _revealed(state: ChasseState, seat: int, number: int, why: str, by: int | None, effect: str) -> ChasseState:
     """The top card of a stack turned face up: off the stack, and remembered as the latest reveal
     (what it is, never which card: it goes back into the pile, where every card is anyone's guess)."""
     pawn = state.player(seat)
     card = state.cards[number]
-    shown = {"seat": seat, "why": why, "by": by, "kind": card.kind, "group": card.group}
+    shown = {"seat": seat, "why": why, "by": by, "kind": card.kind, "group": card.group, "effect": effect}
     return replace(_pawn(state, seat, stack=pawn.stack[1:]), revealed=shown)
 
 
@@ -120,7 +122,7 @@ def _vampire_sent(state: ChasseState, data: Mapping[str, Any]) -> ChasseState:
 
 def _bite_answered(state: ChasseState, data: Mapping[str, Any]) -> ChasseState:
     """C-B2, C-B4: the victim's top card is shown, then goes under the chapel pile."""
-    state = _revealed(state, data["victim"], data["card"], "riposte", data["biter"])
+    state = _revealed(state, data["victim"], data["card"], "riposte", data["biter"], data["effect"])
     return _under_chapel(state, data["card"])
 
 
@@ -175,7 +177,7 @@ def _card_drawn(state: ChasseState, data: Mapping[str, Any]) -> ChasseState:
 
 def _card_deposited(state: ChasseState, data: Mapping[str, Any]) -> ChasseState:
     """C-K5: garlic, holy water and cross stay in the crypt; the others go back under the pile."""
-    state = _revealed(state, data["seat"], data["card"], "crypt", None)
+    state = _revealed(state, data["seat"], data["card"], "crypt", None, data["effect"])
     state = _pawn(state, data["seat"], deposited=True)
     if data["kind"] in ("garlic", "water", "cross", "stake"):
         return replace(state, crypt=(*state.crypt, data["card"]))

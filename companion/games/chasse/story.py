@@ -10,7 +10,7 @@ from __future__ import annotations
 from companion.fairness.rng import RandomSource, shuffled
 from companion.games.base import Story
 from companion.games.chasse.evolve import evolve
-from companion.games.chasse.options import DIE, TRIO
+from companion.games.chasse.options import DIE, TRIO, WEAPONS
 from companion.games.chasse.rules import (
     CLOSED,
     VAMPIRES_NEVER,
@@ -112,23 +112,27 @@ class ChasseStory(Story[ChasseState]):
             self.convert(victim, "empty_stack")
             return False
         card = self.state.cards[prey.stack[0]]
-        self.tell("bite_answered", {"biter": biter, "victim": victim, "card": card.number, "kind": card.kind,
-                                    "group": card.group}, reveals=True)
-        if card.kind in ("garlic", "water", "cross", "stake"):
-            freed = [biter] if card.kind == "stake" and self.state.player(biter).role == "disciple" else []
-            self.send_to_cemetery([biter], "repelled", freed)
-            return True
+        freed = card.kind == "stake" and self.state.player(biter).role == "disciple"
+        converted = None
         if card.kind == "vampire":
-            self.convert(victim, "vampire_card")
-        elif self.state.player(victim).transfused:
-            self.convert(victim, "second_transfusion")
+            converted = "vampire_card"
+        elif card.kind == "blood" and prey.transfused:
+            converted = "second_transfusion"
+        elif card.kind == "blood" and self.state.transfusion_of(victim) is None \
+                and not donors(self.state, victim, str(card.group)):
+            converted = "no_donor"
+        effect = ("freed" if freed else "repelled") if card.kind in WEAPONS \
+            else "disciple" if converted else "transfusion"
+        self.tell("bite_answered", {"biter": biter, "victim": victim, "card": card.number, "kind": card.kind,
+                                    "group": card.group, "effect": effect}, reveals=True)
+        if card.kind in WEAPONS:
+            self.send_to_cemetery([biter], "repelled", [biter] if freed else [])
+            return True
+        if converted:
+            self.convert(victim, converted)
         elif self.state.transfusion_of(victim) is None:
-            group = str(card.group)
-            if not donors(self.state, victim, group):
-                self.convert(victim, "no_donor")
-            else:
-                self.tell("transfusion_needed", {"victim": victim, "group": group, "biter": biter,
-                                                 "deadline_turns": next_night(self.glass_turns())})
+            self.tell("transfusion_needed", {"victim": victim, "group": str(card.group), "biter": biter,
+                                             "deadline_turns": next_night(self.glass_turns())})
         return False
 
     def glass_turns(self) -> int:
@@ -187,8 +191,11 @@ class ChasseStory(Story[ChasseState]):
             self.tell("nothing_to_deposit", {"seat": seat})
             return
         card = self.state.cards[pawn.stack[0]]
-        self.tell("card_deposited", {"seat": seat, "card": card.number, "kind": card.kind, "group": card.group},
-                  reveals=True)
+        held = {self.state.cards[c].kind for c in self.state.crypt}
+        wins = card.kind == "stake" or (card.kind in TRIO and set(TRIO) <= held | {card.kind})
+        effect = "win" if wins else "kept" if card.kind in WEAPONS else "void"
+        self.tell("card_deposited", {"seat": seat, "card": card.number, "kind": card.kind, "group": card.group,
+                                     "effect": effect}, reveals=True)
         for pending in self.state.transfusions:  # a donor who left its blood in the crypt has none to give
             if pending.donor == seat and seat not in donors(self.state, pending.victim, pending.group):
                 self.tell("donor_lost", {"victim": pending.victim, "donor": seat})

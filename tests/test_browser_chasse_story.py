@@ -1,0 +1,144 @@
+"""An evening of La chasse au vampire on the TV and four phones, in Debian's Chromium against the
+real service: the phones roll and say where they stopped; the master vampire's bite is answered by
+garlic on every screen; a bitten traveller is saved by a volunteer's blood at the Doctor's House;
+another, bitten too, waits in vain, and the sand glass turning over by itself at nightfall makes
+it a disciple on every screen; the saved traveller deposits the stake in the crypt and the
+travellers win. Screenshots of the TV and the phones at each moment, in English and French.
+
+The script needs a deal that allows it (tests/support/chasse_story.py): the test alone reads the
+deal from the log, as no screen may, and the host starts the game again until one fits.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from companion.games.chasse.rules import GAME_ID, catalogue
+from companion.service import DATABASE_NAME
+from companion.store import EventStore
+from tests.support.browser import Scene, Screen, picture, shoot, switch_language, tv_and_phones, wait_on
+from tests.support.browser import tap as tap_button
+from tests.support.chasse_story import Cast, cast_of
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+ROOT = ".chasse"
+GLASS_S = 60
+"""A day long enough for the day's script on a loaded machine, short enough to wait for its night."""
+DEALS = 600
+
+
+def tap(scene: Scene, screen: Screen, name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
+    return tap_button(scene, screen, name, args, ROOT)
+
+
+def dealt(scene: Scene) -> Cast | None:
+    """The running game's deal, read from the log (the test's god's eye), and the cast it allows."""
+    game = scene.view("host")["game"]
+    store = EventStore.open(scene.service.data / DATABASE_NAME, read_only=True)
+    try:
+        events = store.read(game["id"])
+    finally:
+        store.close()
+    options = events[0].data["options"]
+    deal = next(e.data for e in events if e.type == "cards_dealt")
+    cards = [{"kind": c.kind, "group": c.group} for c in catalogue(options)]
+    master = next(e.data["seat"] for e in events if e.type == "master_chosen")
+    return cast_of(options, cards, {int(s): stack for s, stack in deal["stacks"].items()}, master)
+
+
+def deal_the_evening(scene: Scene) -> Cast:
+    for _ in range(DEALS):
+        view = scene.view()
+        if view["game"] is not None and not view["game"]["ended"]:
+            assert scene.service.post("end_game", host=True).get("ok")
+        answer = scene.service.post("start_game", {"game": GAME_ID, "options": {
+            "board_mode": "own", "phase_seconds": GLASS_S}}, host=True)
+        assert answer.get("ok"), answer
+        while picture(scene.view())["phase"] == "start_roll":
+            assert scene.service.post("roll", {}, host=True).get("ok")
+        cast = dealt(scene)
+        if cast is not None:
+            return cast
+    raise AssertionError(f"no deal in {DEALS} allowed the evening")
+
+
+def turn(scene: Scene, phones: dict[int, Screen], who: int, place: str, bite: int | None = None) -> dict[str, Any]:
+    """Everyone before `who` rolls and stops elsewhere on their phone; then `who` rolls and stops at
+    `place` (a vampire first picks its victim on the phone)."""
+    while picture(scene.view())["current"] != who:
+        current = picture(scene.view())["current"]
+        tap(scene, phones[current], "roll")
+        tap(scene, phones[current], "stop", {"place": "elsewhere"})
+    tap(scene, phones[who], "roll")
+    if bite is None:
+        return picture(tap(scene, phones[who], "stop", {"place": place}))
+    phone = phones[who].page
+    wait_on(phones[who], f"#chasse-bite button[data-bite='{bite}']", "the victim to pick")
+    phone.locator(f"#chasse-bite button[data-bite='{bite}']").click()
+    return picture(tap(scene, phones[who], "stop", {"place": place, "bite": bite}))
+
+
+def in_both_languages(scene: Scene, screen: Screen, name: str, artifacts: Path, selector: str) -> None:
+    for lang in ("en", "fr"):
+        if lang == "fr":
+            switch_language(scene, [screen], "fr", ROOT)
+        wait_on(screen, selector, name)
+        shoot(screen, artifacts / f"chasse-story-{name}-{lang}.png")
+    switch_language(scene, [screen], "en", ROOT)
+
+
+def test_an_evening_on_the_tv_and_four_phones(scene: Scene, artifacts: Path) -> None:
+    table = scene.table
+    phones = {phone.seat: phone for phone in scene.phones if phone.seat is not None}
+    tv_and_phones(scene)
+    cast = deal_the_evening(scene)
+    for screen in scene.screens:
+        wait_on(screen, ROOT, "the game")
+    wait_on(table, f".c-player[data-seat='{cast.master}'][data-role='master']", "the master vampire")
+
+    # The master plays first, while every traveller is in the inn; its next move bites G: garlic.
+    turn(scene, phones, cast.master, "elsewhere")
+    pic = turn(scene, phones, cast.master, "elsewhere", bite=cast.garlic)
+    assert pic["revealed"]["kind"] == "garlic" and pic["revealed"]["seat"] == cast.garlic
+    for screen in [table, *phones.values()]:
+        wait_on(screen, "#chasse-revealed.k-garlic, .c-revealed.k-garlic", "the garlic that answered the bite")
+    wait_on(table, f".c-player[data-seat='{cast.master}'][data-place='cemetery']", "the master in the cemetery")
+    in_both_languages(scene, table, "tv-garlic", artifacts, ".c-revealed.k-garlic")
+
+    # B is bitten: blood. G volunteers on its phone and is told "compatible"; both reach the doctor.
+    pic = turn(scene, phones, cast.master, "elsewhere", bite=cast.saved)
+    assert [t["victim"] for t in pic["transfusions"]] == [cast.saved]
+    wait_on(table, f"#chasse-transfusions li[data-victim='{cast.saved}']", "the transfusion under way")
+    pic = picture(tap(scene, phones[cast.garlic], "offer_blood", {"victim": cast.saved}))
+    assert pic["transfusions"][0]["donor"] == cast.garlic
+    wait_on(table, f"#chasse-transfusions li[data-victim='{cast.saved}'][data-donor='{cast.garlic}']", "its donor")
+    in_both_languages(scene, phones[cast.saved], "phone-waiting-for-blood", artifacts, "#chasse-mine")
+    turn(scene, phones, cast.garlic, "doctor")
+    pic = turn(scene, phones, cast.saved, "doctor")
+    assert pic["transfusions"] == [] and next(p for p in pic["players"] if p["seat"] == cast.saved)["transfused"]
+
+    # C is bitten: blood, a donor exists, nobody gives before the glass runs out by itself.
+    pic = turn(scene, phones, cast.master, "elsewhere", bite=cast.lost)
+    assert [t["victim"] for t in pic["transfusions"]] == [cast.lost]
+    assert pic["glass"]["side"] == "day", "the day's script fits in the day"
+    waiting = f"#chasse-transfusions li[data-victim='{cast.lost}']"
+    in_both_languages(scene, table, "tv-before-nightfall", artifacts, waiting)
+    night = scene.wait_for_view(lambda v: picture(v)["glass"]["side"] == "night", timeout=GLASS_S + 15)
+    assert next(p for p in picture(night)["players"] if p["seat"] == cast.lost)["role"] == "disciple"
+    for screen in [table, *phones.values()]:
+        wait_on(screen, ".sandglass.night", "the night's glass")
+    wait_on(table, f".c-player[data-seat='{cast.lost}'][data-role='disciple']", "the new disciple")
+    in_both_languages(scene, table, "tv-nightfall", artifacts, ".sandglass.night")
+
+    # B deposits its top card in the crypt: the stake. The travellers win together.
+    pic = turn(scene, phones, cast.saved, "crypt")
+    assert pic["winner"] == "travellers" and sorted(pic["winners"]) == sorted([cast.garlic, cast.saved])
+    wait_on(table, "#chasse-winner", "the win")
+    in_both_languages(scene, table, "tv-travellers-win", artifacts, "#chasse-winner")
+    in_both_languages(scene, phones[cast.saved], "phone-travellers-win", artifacts, "#chasse-winner")
+    errors = {screen.name: screen.errors for screen in scene.screens if screen.errors}
+    assert not errors, f"script errors on the pages: {errors}"
