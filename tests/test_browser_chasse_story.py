@@ -138,6 +138,7 @@ def test_an_evening_on_the_tv_and_four_phones(scene: Scene, artifacts: Path) -> 
     pic = turn(scene, phones, cast.saved, "crypt")
     assert pic["winner"] == "travellers" and sorted(pic["winners"]) == sorted([cast.garlic, cast.saved])
     wait_on(table, "#chasse-winner", "the win")
+    assert table.page.locator(".sandglass").count() == 0, "a won game's glass is not shown as paused"
     in_both_languages(scene, table, "tv-travellers-win", artifacts, "#chasse-winner")
     in_both_languages(scene, phones[cast.saved], "phone-travellers-win", artifacts, "#chasse-winner")
     errors = {screen.name: screen.errors for screen in scene.screens if screen.errors}

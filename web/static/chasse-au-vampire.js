@@ -106,9 +106,10 @@
 
   // -- the glass ------------------------------------------------------------------------------------
   // The sand glass (sandglass.js): tall on the TV, which rings at a turn-over; a badge on a phone and
-  // the host's console, which stay quiet (the TV rings it for the room).
+  // the host's console, which stay quiet (the TV rings it for the room). A won game's glass stopped
+  // for good: it is not shown as paused.
   function glass(g, size) {
-    if (!g.glass) return null;
+    if (!g.glass || g.phase === "over") return null;
     return el("div", { class: `c-glass ${size}`, id: size === "tv" ? "chasse-glass" : null },
       C.sandglass(g.glass, { size, sound: size === "tv" }));
   }
