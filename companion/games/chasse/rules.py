@@ -41,14 +41,23 @@ def setup(options: Mapping[str, Any], seats: Sequence[SeatInfo], rng: RandomSour
                        start={"round": 1, "contenders": list(order), "rolls": {}})
 
 
+_BOARDS: dict[int, tuple[Mapping[str, Any], Board]] = {}
+"""Boards read from their data, by the data's identity: every state of a game shares its options'
+board data, so a game reads its map once, not once per state (a profile saw half the rules' time
+go to reading maps)."""
+
+
 def board_of(state: ChasseState) -> Board | None:
-    """The companion's board, in its mode (kept with the state's options, read once per state)."""
+    """The companion's board, in its mode."""
     if state.options["board_mode"] != "companion":
         return None
-    board = state.wall.get("board")
-    if board is None:
-        board = state.wall["board"] = load_board(state.options["board"])
-    return board
+    data = state.options["board"]
+    read = _BOARDS.get(id(data))
+    if read is None or read[0] is not data:
+        if len(_BOARDS) > 64:
+            _BOARDS.clear()
+        read = _BOARDS[id(data)] = (data, load_board(data))
+    return read[1]
 
 
 def still_to_roll(state: ChasseState) -> list[int]:
