@@ -19,20 +19,16 @@ import pytest
 from companion.games.chasse.rules import GAME_ID, catalogue
 from companion.service import DATABASE_NAME
 from companion.store import EventStore
-from tests.support.browser import Scene, Screen, picture, shoot, switch_language, tv_and_phones, wait_on
-from tests.support.browser import tap as tap_button
+from tests.support.browser import Scene, Screen, picture, tv_and_phones, wait_on
 from tests.support.chasse_story import Cast, cast_of
+from tests.test_browser_chasse import ROOT, both_languages, tap
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-ROOT = ".chasse"
-GLASS_S = 60
-"""A day long enough for the day's script on a loaded machine, short enough to wait for its night."""
+GLASS_S = 90
+"""A day long enough for the day's taps on a loaded machine (the screenshots are taken with the
+glass paused by the host), short enough to wait for its night."""
 DEALS = 600
-
-
-def tap(scene: Scene, screen: Screen, name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
-    return tap_button(scene, screen, name, args, ROOT)
 
 
 def dealt(scene: Scene) -> Cast | None:
@@ -83,12 +79,13 @@ def turn(scene: Scene, phones: dict[int, Screen], who: int, place: str, bite: in
 
 
 def in_both_languages(scene: Scene, screen: Screen, name: str, artifacts: Path, selector: str) -> None:
-    for lang in ("en", "fr"):
-        if lang == "fr":
-            switch_language(scene, [screen], "fr", ROOT)
-        wait_on(screen, selector, name)
-        shoot(screen, artifacts / f"chasse-story-{name}-{lang}.png")
-    switch_language(scene, [screen], "en", ROOT)
+    """The screenshots, in English and French, while the host holds the glass: reloading pages in
+    another language takes seconds the day's script cannot spare."""
+    assert scene.service.post("pause_glass", host=True).get("ok")
+    try:
+        both_languages(scene, screen, f"story-{name}", artifacts, selector)
+    finally:
+        assert scene.service.post("resume_glass", host=True).get("ok")
 
 
 def test_an_evening_on_the_tv_and_four_phones(scene: Scene, artifacts: Path) -> None:
@@ -139,7 +136,7 @@ def test_an_evening_on_the_tv_and_four_phones(scene: Scene, artifacts: Path) -> 
     assert pic["winner"] == "travellers" and sorted(pic["winners"]) == sorted([cast.garlic, cast.saved])
     wait_on(table, "#chasse-winner", "the win")
     assert table.page.locator(".sandglass").count() == 0, "a won game's glass is not shown as paused"
-    in_both_languages(scene, table, "tv-travellers-win", artifacts, "#chasse-winner")
-    in_both_languages(scene, phones[cast.saved], "phone-travellers-win", artifacts, "#chasse-winner")
+    both_languages(scene, table, "story-tv-travellers-win", artifacts, "#chasse-winner")
+    both_languages(scene, phones[cast.saved], "story-phone-travellers-win", artifacts, "#chasse-winner")
     errors = {screen.name: screen.errors for screen in scene.screens if screen.errors}
     assert not errors, f"script errors on the pages: {errors}"

@@ -240,6 +240,9 @@ def test_no_sand_streams_and_nothing_flashes_for_a_reader_who_asks_for_less_moti
     open_in(scene, tv, "en")
     show(tv, [{"side": "day", "running": True, "left_s": 100, "turns": 1}])
     assert read(tv)[0]["stream"] == "sg-fall", "the sand falls"
+    show(tv, [{"side": "day", "running": True, "left_s": 100, "turns": 1}], size="phone", keep=True)
+    badge = read(tv)[-1]
+    assert badge["stream"] == "none" and badge["stream_shown"], "a phone badge stays still (battery)"
     show(tv, [{"side": "night", "running": True, "left_s": 100, "turns": 2}])
     flashing = tv.page.evaluate("() => getComputedStyle(document.querySelector('#glass-bench .sandglass'),"
                                 " '::after').animationName")

@@ -139,7 +139,9 @@
     if (d.running !== "true") return Number(d.leftUs);
     return C.clock.leftUs(Number(d.sinceUs), Number(d.endsUs));
   }
+  // Written only when changed: a glass redrawn four times a second repaints only what moved.
   function setText(node, text) { if (node.textContent !== text) node.textContent = text; }
+  function setAttr(node, name, value) { if (node.getAttribute(name) !== value) node.setAttribute(name, value); }
   function draw(node) {
     const d = node.dataset;
     const running = d.running === "true";
@@ -148,11 +150,11 @@
     const share = full > 0 ? left / full : 0;
     setText(node.querySelector(".sg-time"), fill(ui.chasse_glass_left, { time: timeText(left) }));
     const name = label(d.side, running, left);
-    if (node.getAttribute("aria-label") !== name) node.setAttribute("aria-label", name);
-    node.querySelector(".sg-sand-top").setAttribute("d", topSand(share));
+    setAttr(node, "aria-label", name);
+    setAttr(node.querySelector(".sg-sand-top"), "d", topSand(share));
     const fallen = bottomSand(1 - share);
-    node.querySelector(".sg-sand-bottom").setAttribute("d", fallen.d);
-    node.querySelector(".sg-stream").setAttribute("y2", Math.min(89, fallen.top).toFixed(2));
+    setAttr(node.querySelector(".sg-sand-bottom"), "d", fallen.d);
+    setAttr(node.querySelector(".sg-stream"), "y2", Math.min(89, fallen.top).toFixed(2));
     node.classList.toggle("flowing", running && share > 0);
     d.share = share.toFixed(4);
   }
