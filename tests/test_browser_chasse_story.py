@@ -96,10 +96,14 @@ def test_an_evening_on_the_tv_and_four_phones(scene: Scene, artifacts: Path) -> 
     for screen in scene.screens:
         wait_on(screen, ROOT, "the game")
     wait_on(table, f".c-player[data-seat='{cast.master}'][data-role='master']", "the master vampire")
+    # The game starts by day, when the inn is closed: each traveller's phone says to leave it (C-S4).
+    for seat in (cast.garlic, cast.saved, cast.lost):
+        wait_on(phones[seat], "#chasse-leave", "the closed inn to leave", has_text="inn")
 
     # The master plays first, while every traveller is in the inn; its next move bites G: garlic.
     turn(scene, phones, cast.master, "elsewhere")
     pic = turn(scene, phones, cast.master, "elsewhere", bite=cast.garlic)
+    assert phones[cast.saved].page.locator("#chasse-leave").count() == 0, "out of the inn: nothing to leave"
     assert pic["revealed"]["kind"] == "garlic" and pic["revealed"]["seat"] == cast.garlic
     for screen in [table, *phones.values()]:
         wait_on(screen, "#chasse-revealed.k-garlic, .c-revealed.k-garlic", "the garlic that answered the bite")

@@ -430,6 +430,10 @@
       el("p", { class: "c-me-role" }, pawnArt(p.role), el("strong", {}, fill(ui.chasse_you_are, { role: roleName(p.role) }))),
       g.phase === "start_roll" ? null : el("p", { class: "c-me-place" }, fill(ui.chasse_your_place, { at: atPlace(p.place) }),
         p.square ? ` (${squareName(p.square)})` : ""),
+      // C-M4: the building closed around this traveller (by day the inn, by night the chapel).
+      p.role === "traveller" && g.phase === "play" && g.glass && p.place === (g.glass.side === "day" ? "inn" : "chapel")
+        ? el("p", { class: "c-me-leave", id: "chasse-leave", role: "status" },
+          ui[`chasse_leave_${p.place}`]) : null,
       p.role === "traveller" && g.phase !== "start_roll" ? el("p", { class: "c-me-stack", id: "chasse-my-stack" }, pileArt(p.cards),
         el("span", {}, fill(ui.chasse_stack, { n: p.cards }))) : null);
   }
