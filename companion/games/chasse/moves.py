@@ -65,19 +65,13 @@ def _tell_roll(story: ChasseStory, actor: Viewer, args: Args) -> None:
 # -- the turn ----------------------------------------------------------------------------------------
 
 def _current(state: ChasseState, actor: Viewer) -> Rejection | None:
+    """The turn's player (the table's display may roll for them), unless the glass is paused."""
     refused = _unpaused(state)
     if refused:
         return refused
     if actor.kind == "seat" and actor.seat != state.current:
         return Rejection("not_your_turn")
     return None
-
-
-def _mover(state: ChasseState, actor: Viewer) -> Rejection | None:
-    refused = _unpaused(state)
-    if refused:
-        return refused
-    return None if actor.seat == state.current else Rejection("not_your_turn")
 
 
 def _bite_arg(state: ChasseState, seat: int, args: Args) -> tuple[int | None, Rejection | None]:
@@ -248,9 +242,9 @@ def _tell_outage(story: ChasseStory, actor: Viewer, args: Args) -> None:
 MOVES: dict[str, Move[ChasseState, Any]] = {
     "roll": Move(_tell_roll, phases=("start_roll", "play"), stages=(None, "roll"), by=("seat", "table", "host"),
                  whose=_roller),
-    "stop": Move(_tell_stop, phases=("play",), stages=("move",), whose=_mover, check=_check_stop),
-    "move": Move(_tell_move, phases=("play",), stages=("move",), whose=_mover, check=_check_move),
-    "stay": Move(_tell_stay, phases=("play",), stages=("move",), whose=_mover, check=_check_stay),
+    "stop": Move(_tell_stop, phases=("play",), stages=("move",), whose=_current, check=_check_stop),
+    "move": Move(_tell_move, phases=("play",), stages=("move",), whose=_current, check=_check_move),
+    "stay": Move(_tell_stay, phases=("play",), stages=("move",), whose=_current, check=_check_stay),
     "offer_blood": Move(_tell_offer, phases=("play",), whose=_volunteer, check=_check_offer),
     "pause_glass": Move(_tell_pause, phases=("play",), by=("host",), refused="host_only", whose=_running),
     "resume_glass": Move(_tell_resume, phases=("play",), by=("host",), refused="host_only", whose=_stopped),

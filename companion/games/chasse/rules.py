@@ -155,6 +155,3 @@ def bitable_at(state: ChasseState, biter: int, square: Square) -> list[int]:
     """The travellers on `square` this vampire may bite (several on a shared square)."""
     return [p.seat for p in state.travellers() if p.square == square and may_bite(state, biter, p.seat) is None]
 
-
-def square_of(board: Board, place: str) -> Square:
-    return board.places[place]

@@ -18,7 +18,6 @@ from companion.games.chasse.rules import (
     donors,
     doubled,
     next_night,
-    square_of,
     still_to_roll,
 )
 from companion.games.chasse.state import ChasseState, Side, Square
@@ -70,7 +69,7 @@ class ChasseStory(Story[ChasseState]):
         board = board_of(state)
         squares = {}
         if board is not None:
-            squares = {str(p.seat): square_json(square_of(board, "crypt" if p.role == "master" else "inn"))
+            squares = {str(p.seat): square_json(board.places["crypt" if p.role == "master" else "inn"])
                        for p in state.players}
         self.tell("cards_dealt", {"stacks": stacks, "chapel": chapel, "squares": squares})
         full = int(state.options["phase_seconds"] * 1_000_000)
@@ -146,14 +145,14 @@ class ChasseStory(Story[ChasseState]):
         board = board_of(self.state)
         moved: dict[str, object] = {}
         if pawn.place in VAMPIRES_NEVER or (board is not None and pawn.square in board.chapel_zone):
-            moved = {"place": "cemetery", "square": square_json(square_of(board, "cemetery")) if board else None}
+            moved = {"place": "cemetery", "square": square_json(board.places["cemetery"]) if board else None}
         self.tell("converted", {"seat": seat, "why": why, **moved})
         if not self.state.travellers():
             self.win("master", [self.state.master])
 
     def send_to_cemetery(self, seats: list[int], why: str, freed: list[int] | None = None) -> None:
         board = board_of(self.state)
-        square = square_json(square_of(board, "cemetery")) if board is not None else None
+        square = square_json(board.places["cemetery"]) if board is not None else None
         self.tell("vampire_sent", {"seats": seats, "why": why, "freed": freed or [], "square": square})
 
     def arrive(self, seat: int) -> None:
@@ -199,11 +198,9 @@ class ChasseStory(Story[ChasseState]):
         for pending in self.state.transfusions:  # a donor who left its blood in the crypt has none to give
             if pending.donor == seat and seat not in donors(self.state, pending.victim, pending.group):
                 self.tell("donor_lost", {"victim": pending.victim, "donor": seat})
-        held = {self.state.cards[c].kind for c in self.state.crypt}
-        if card.kind == "stake":
-            self.win("travellers", [p.seat for p in self.state.travellers()], "stake")
-        elif set(TRIO) <= held:
-            self.win("travellers", [p.seat for p in self.state.travellers()], "trio")
+        if wins:
+            how = "stake" if card.kind == "stake" else "trio"
+            self.win("travellers", [p.seat for p in self.state.travellers()], how)
 
     def next_turn(self) -> None:
         """C-M1: clockwise from the current seat; disciples keep their place."""
