@@ -12,17 +12,17 @@ from __future__ import annotations
 import logging
 import threading
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from companion.alarm import Scheduler
 from companion.buzzers.lamps import LampDriver
 from companion.buzzers.pairing import ARM, ButtonMap, Target
-from companion.buzzers.phones import PhoneBuzzers, whole_ms
+from companion.buzzers.phones import UNMEASURED_UNCERTAINTY_US, PhoneBuzzers, whole_ms
 from companion.buzzers.rounds import RoundKeeper
 from companion.buzzers.sources import Press, PressSource, SimulatedSource, SourceHealth
 from companion.clock import Clock
-from companion.games.base import TABLE, Rejection, Viewer
+from companion.games.base import TABLE, Command, Rejection, Viewer
 from companion.store import RecordedEvent
 from companion.table.session import Table
 
@@ -231,6 +231,22 @@ class ButtonHub:
     def buzzers_in_use(self) -> bool:
         run = self.table.run
         return run is not None and not run.ended and run.definition.uses_buzzers
+
+    def phones_timed(self) -> bool:
+        """Whether phones' delays are measured now: for their buzzers, or for the game's own
+        timing (Dracula's vote)."""
+        run = self.table.run
+        return self.buzzers_in_use() or (run is not None and not run.ended and run.definition.times_phones(run.state))
+
+    def stamp(self, actor: Viewer, command: Command) -> Command:
+        """A phone's command with the delay of its link, when the game times phones: arrival less
+        that delay is when the phone sent it (an unmeasured phone: on arrival, vaguer)."""
+        if actor.kind != "seat" or actor.seat is None or not self.phones_timed():
+            return command
+        estimate = self.phones.estimate(actor.seat)
+        if estimate is None:
+            return replace(command, uncertainty_us=UNMEASURED_UNCERTAINTY_US)
+        return replace(command, delay_us=estimate.delay_us, uncertainty_us=estimate.uncertainty_us)
 
     # -- pairing -------------------------------------------------------------------------------
 

@@ -96,6 +96,10 @@ class Command:
     args: Mapping[str, Any] = field(default_factory=dict)
     at_us: int = 0
     """When the command reached the table, on the host timeline (stamped by the table, not the client)."""
+    delay_us: int = 0
+    """How long it took from its sender to the table, as the server measured the sender's link (a
+    phone's pings), never as the request says; with `uncertainty_us`, its give or take."""
+    uncertainty_us: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +154,10 @@ class Story(Generic[S]):
         self.at_us = at_us
         """When the command reached the table (the host timeline)."""
         self.rng = rng
+        self.sent_us = at_us
+        """When the command left its sender: the arrival less the sender's measured delay."""
+        self.uncertainty_us = 0
+        """The give or take of `sent_us`."""
         self.events: list[Event] = []
         self.states: list[S] = []
         """The state after each event told."""
@@ -275,6 +283,9 @@ class GameDefinition(Generic[S]):
     close: Callable[[S], S] = field(default=lambda state: state)
     awaited: Callable[[S], frozenset[int]] = field(default=lambda state: frozenset())
     runs_in_real_time: Callable[[S], bool] = field(default=lambda state: False)
+    times_phones: Callable[[S], bool] = field(default=lambda state: False)
+    """The order of the players' answers matters now (a vote's tie-break): the server measures
+    each phone's delay, as for phone buzzers, and stamps its commands with it (`Command.delay_us`)."""
 
     def validate(self, state: S, actor: Viewer, command: Command) -> Rejection | None:
         """Why `actor` may not make this command now (None when it may): the move's declaration,
@@ -300,6 +311,8 @@ class GameDefinition(Generic[S]):
         """The events of a command `validate` allowed, and the state after each: its move's telling,
         then what follows every move."""
         story = (self.story or self._plain_story)(state, command.at_us, rng)
+        story.sent_us = command.at_us - command.delay_us
+        story.uncertainty_us = command.uncertainty_us
         self.moves[command.name].tell(story, actor, command.args)
         story.finish()
         return Decision(story.events, story.states)

@@ -145,7 +145,7 @@ def stream() -> Response:
                     sent = time.monotonic()
                 last = current
                 wait = max(0.0, heartbeat - (time.monotonic() - sent))
-                if viewer.seat is not None and buttons.buzzers_in_use():
+                if viewer.seat is not None and buttons.phones_timed():
                     # A phone buzzer's delay is measured by the server: a ping goes down this
                     # stream, the phone echoes it at once (POST /api/ping); phones.py says when.
                     if buttons.phones.due_in_s(viewer.seat) <= 0:
@@ -173,7 +173,8 @@ def command() -> Response:
     actor = viewer_for(role if isinstance(role, str) else "?")
     if isinstance(actor, str):
         return error(actor, status_for(actor))
-    outcome = service().table.handle(actor, Command(body["name"][:64], args), with_view=True)
+    arrived = Command(body["name"][:64], args, service().clock.now_us())
+    outcome = service().table.handle(actor, service().buttons.stamp(actor, arrived), with_view=True)
     if outcome.rejection is not None:
         code, params = outcome.rejection.code, dict(outcome.rejection.params)
         return error(code, status_for(code), params)

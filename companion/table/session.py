@@ -347,7 +347,9 @@ class Table:
         # The draws and the command go on the command's last event: the whole command becomes a
         # wall that undo cannot cross, and a verifier can decide the command again.
         draws = tuple(d.to_json() for d in rng.draws)
-        said = {"name": command.name, "args": dict(command.args), "at_us": command.at_us}
+        said: dict[str, Any] = {"name": command.name, "args": dict(command.args), "at_us": command.at_us}
+        if command.delay_us or command.uncertainty_us:
+            said |= {"delay_us": command.delay_us, "uncertainty_us": command.uncertainty_us}
         last = len(events) - 1
         if definition.is_over(state):
             # The rules ended the game: close it and reveal the seed, as the host's end would.

@@ -160,7 +160,8 @@ def _check_outcomes(events: list[RecordedEvent], definition: GameDefinition[Any]
         game_events = [e for e in batch if e.type not in _BATCH_PIPELINE]
         if event.command is not None and game_events:
             command = Command(str(event.command.get("name")), event.command.get("args") or {},
-                              int(event.command.get("at_us") or 0))
+                              int(event.command.get("at_us") or 0), int(event.command.get("delay_us") or 0),
+                              int(event.command.get("uncertainty_us") or 0))
             replay = ReplayRandomSource(Draw.from_json(d) for d in event.draws)
             actor = Viewer.parse(event.actor)
             # A forged earlier outcome can leave a state where this command was never allowed: the
