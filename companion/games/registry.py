@@ -15,6 +15,6 @@ from companion.games.nuit import NUIT_DES_VAMPIRES
 from companion.games.vampir import VAMPIR
 
 GAMES: Mapping[str, GameDefinition[Any]] = {
-    game.id: game for game in (DICE_TRAY, BUZZER_QUIZ, GARLIC_SLAP, NUIT_DES_VAMPIRES, VAMPIR, CHASSE_AU_VAMPIRE,
-                                                                                 DRACULA)}
+    game.id: game
+    for game in (DICE_TRAY, BUZZER_QUIZ, GARLIC_SLAP, NUIT_DES_VAMPIRES, VAMPIR, CHASSE_AU_VAMPIRE, DRACULA)}
 """The games a host can start."""

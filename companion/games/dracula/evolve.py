@@ -172,7 +172,7 @@ def _apply(state: DraculaState, event: Event) -> DraculaState:
     if kind == "clock_paused":
         return _clock(state, data, running=False)
     if kind in ("clock_resumed", "clock_extended", "clock_held"):
-        return _clock(state, data, running=state.clock is not None and state.clock.running or kind == "clock_resumed")
+        return _clock(state, data, running=(state.clock is not None and state.clock.running) or kind == "clock_resumed")
     if kind == "phase_timed_out":
         return replace(state, timed_out=tuple(int(s) for s in data["seats"]))
     if kind == "ready":

@@ -1,6 +1,8 @@
 # scratch: replaced by the real module
 from dataclasses import dataclass
 from typing import Any
+
+
 @dataclass(frozen=True)
 class Final:
     burned: frozenset; dead: frozenset; dracula_burned: bool; points: dict; awards: dict

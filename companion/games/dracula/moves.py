@@ -90,7 +90,7 @@ def _tell_vote(story: DraculaStory, actor: Viewer, args: Args) -> None:
 
 # -- rooms and objects (D-2, D-3, D-O) ---------------------------------------------------------------
 
-def _room_arg(args: Args) -> str | None | Rejection:
+def _room_arg(args: Args) -> str | Rejection | None:
     room = args.get("room")
     if room is None or room in ROOMS:
         return room
