@@ -58,7 +58,8 @@ def _round_dealt(state: DraculaState, data: Mapping[str, Any]) -> DraculaState:
                       total_halves=p.total_halves)
 
     state = _everyone(state, fresh)
-    return replace(state, round=int(data["round"]), night=1, phase="roles", step=state.step + 1, clock=None, commitment=str(data["commitment"]),
+    return replace(state, round=int(data["round"]), night=1, phase="roles", step=state.step + 1, clock=None,
+                   commitment=str(data["commitment"]),
                    salt=str(data["salt"]), ballots=(), tally=None, sanctuary=(), treasure_rooms=(), waltzes=(),
                    boudoir=frozenset(), tortured_dracula=False, disguised=None, pending=None, room_log={},
                    positions=None, timed_out=(), final=None)
@@ -159,7 +160,8 @@ def _final_resolved(state: DraculaState, data: Mapping[str, Any]) -> DraculaStat
 
 def _round_ended(state: DraculaState, data: Mapping[str, Any]) -> DraculaState:
     state = _everyone(state, lambda p: replace(p, total_halves=p.total_halves + p.halves))
-    return replace(state, phase="round_over", step=state.step + 1, clock=None, rounds_done=(*state.rounds_done, dict(data)))
+    return replace(state, phase="round_over", step=state.step + 1, clock=None,
+                   rounds_done=(*state.rounds_done, dict(data)))
 
 
 def _apply(state: DraculaState, event: Event) -> DraculaState:

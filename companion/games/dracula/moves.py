@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from companion.games.base import Args, Move, Rejection, Viewer
+from companion.games.base import Args, Move, Rejection, Viewer, ViewerKind
 from companion.games.dracula import letters as letter_rules
 from companion.games.dracula import night as night_rules
 from companion.games.dracula import vote as vote_rules
@@ -53,6 +53,7 @@ def _check_ready(state: DraculaState, actor: Viewer, args: Args) -> Rejection | 
 
 
 def _may_vote(state: DraculaState, seat: int | None) -> bool:
+    assert seat is not None
     return any(vote_rules.ballot_problem(seat, c, [p.seat for p in state.players], _voters(state),
                                          _ineligible(state), bool(state.options["self_vote"])) is None
                for c in eligible(state))
@@ -76,6 +77,7 @@ def _check_vote(state: DraculaState, actor: Viewer, args: Args) -> Rejection | N
     if not votes_today(state):
         return Rejection("no_vote_today")
     candidate = args.get("candidate")
+    assert actor.seat is not None
     if not whole(candidate):
         return Rejection("bad_arguments", {"detail": "candidate"})
     problem = vote_rules.ballot_problem(actor.seat, candidate, [p.seat for p in state.players], _voters(state),
@@ -207,6 +209,7 @@ def _tell_disguise(story: DraculaStory, actor: Viewer, args: Args) -> None:
 
 def _check_write(state: DraculaState, actor: Viewer, args: Args) -> Rejection | None:
     to, kind = args.get("to"), args.get("kind", "message")
+    assert actor.seat is not None
     if not whole(to):
         return Rejection("bad_arguments", {"detail": "to"})
     if not isinstance(kind, str) or not isinstance(args.get("text"), str) or \
@@ -334,7 +337,7 @@ def _tell_next_round(story: DraculaStory, actor: Viewer, args: Args) -> None:
 
 
 NIGHT_ROOM_PHASES = ("dusk", "maps", "dracula")
-HOST = ("host",)
+HOST: tuple[ViewerKind, ...] = ("host",)
 MOVES: dict[str, Move[DraculaState, Any]] = {
     "ready": Move(_tell_ready, phases=("roles", "day", "dawn"), whose=_awaited, check=_check_ready),
     "vote": Move(_tell_vote, phases=("day",), whose=_awaited, check=_check_vote),

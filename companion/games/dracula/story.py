@@ -120,7 +120,7 @@ class DraculaStory(Story[DraculaState]):
         rooms = {p.seat: p.choice.room if p.choice else None for p in state.in_rooms()}
         curses = {p.seat: p.choice.curse for p in state.in_rooms()
                   if p.vampire and p.choice is not None and p.choice.use and p.obj == "map" and p.choice.curse}
-        settled = night_rules.apply_curses(rooms, curses, state.vampires())  # type: ignore[arg-type]
+        settled = night_rules.apply_curses(rooms, curses, state.vampires())
         self.tell("rooms_settled", {"rooms": {str(s): r for s, r in settled.items()}})
         if human_map_users(self.state):
             self.begin("maps")

@@ -274,12 +274,15 @@ def secrets(state: DraculaState) -> list[Secret]:
     posted = state.positions is not None
     hidden: list[Secret] = []
     for p in state.players:
+        def own(token: str, what: str, *also: int, seat: int = p.seat) -> Secret:
+            return Secret(token, _only(seat, *also, state=state), f"seat {seat}'s {what}")
+
         hidden.append(Secret(role_token(state, p), _only(p.seat, state=state, everyone=roles_public),
                              f"seat {p.seat}'s role"))
         if p.obj or p.used:
-            hidden.append(Secret(object_token(state, p), _only(p.seat, state=state), f"seat {p.seat}'s object"))
+            hidden.append(own(object_token(state, p), "object"))
         if p.choice is not None:
-            hidden.append(Secret(choice_token(state, p.seat), _only(p.seat, state=state), f"seat {p.seat}'s dusk choice"))
+            hidden.append(own(choice_token(state, p.seat), "dusk choice"))
         if p.room is not None and not posted:
             # D-O3: human map users see the others' rooms early, not each other's; Dracula sees
             # everyone's on the first night (D-3).
@@ -287,14 +290,12 @@ def secrets(state: DraculaState) -> list[Secret]:
             seers = sorted(mappers) if state.phase == "maps" and p.seat not in mappers else []
             if state.phase == "dracula":
                 seers.append(state.dracula)
-            hidden.append(Secret(room_token(state, p.seat, p.room), _only(p.seat, *seers, state=state),
-                                 f"seat {p.seat}'s room before the positions"))
+            hidden.append(own(room_token(state, p.seat, p.room), "room before the positions", *seers))
         if p.action is not None:
-            hidden.append(Secret(action_token(state, p.seat), _only(p.seat, state=state), f"seat {p.seat}'s action"))
-        for i in range(len(p.news)):
-            hidden.append(Secret(news_token(state, p.seat, i), _only(p.seat, state=state), f"seat {p.seat}'s news"))
+            hidden.append(own(action_token(state, p.seat), "action"))
+        hidden += [own(news_token(state, p.seat, i), "news") for i in range(len(p.news))]
         if p.named_done:
-            hidden.append(Secret(named_token(state, p.seat), _only(p.seat, state=state), f"seat {p.seat}'s named vampire"))
+            hidden.append(own(named_token(state, p.seat), "named vampire"))
     if state.phase not in ("round_over", "over"):
         hidden.append(Secret(dracula_token(state), _only(state.dracula, state=state), "who is Dracula"))
         hidden.append(Secret(state.salt, _only(state=state, gm=False), "the Dracula seal's salt"))
