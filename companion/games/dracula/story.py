@@ -34,8 +34,11 @@ DURATION_OF: dict[str, str] = {
 def waiting_for(state: DraculaState) -> list[int]:
     """The seats the phase waits on: when none is left, it ends early. Nobody while the clock is
     paused (the table stopped to talk) or while the game waits on the host."""
-    if state.paused():
-        return []
+    return [] if state.paused() else owed(state)
+
+
+def owed(state: DraculaState) -> list[int]:
+    """The seats whose answer the phase still needs, paused or not."""
     phase = state.phase
     players = state.players
     if phase in ("roles", "dawn", "dracula") or (phase == "day" and not votes_today(state)):
@@ -83,7 +86,7 @@ class DraculaStory(Story[DraculaState]):
 
     def close(self, timed_out: bool = False) -> None:
         """End the phase: defaults for whoever did not answer, then what comes next."""
-        late = waiting_for(self.state) if timed_out else []
+        late = owed(self.state) if timed_out else []
         if late:
             self.tell("phase_timed_out", {"phase": self.state.phase, "seats": late})
             self.defaults(late)
