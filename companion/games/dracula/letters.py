@@ -66,9 +66,11 @@ class Post:
     """This round's letters so far."""
 
     def partners(self, seat: int) -> frozenset[int]:
+        """Whom `seat` waltzed with last night (a waltz binds both partners alike)."""
         return frozenset(b if a == seat else a for a, b in self.waltzes if seat in (a, b))
 
     def today(self) -> Iterable[Letter]:
+        """This day's letters: a right to write or to answer lasts one day only."""
         return (letter for letter in self.letters if letter.day == self.number)
 
 

@@ -199,17 +199,20 @@ class DraculaStory(Story[DraculaState]):
         self.resolve_final()
 
     def resolve_final(self) -> None:
+        """D-F3..5. A human who let the time run out neither fled nor fought: the phase is settled
+        among those who chose (nobody chose: no fight, nobody dies, nobody is awarded)."""
         state = self.state
-        outcome = final_rules.final_outcome(
-            state.vampires(), state.dracula, state.humans(),
-            {p.seat: p.named for p in state.players if p.stance == "fight"},
-            frozenset(p.seat for p in state.players if p.stance == "flee"),
-            {p.seat: p.halves / 2 for p in state.players})
-        self.tell("final_resolved", {
-            "burned": sorted(outcome.burned), "dead": sorted(outcome.dead), "dracula_burned": outcome.dracula_burned,
-            "halves": {str(s): round(points * 2) for s, points in outcome.points.items()},
-            "awards": {str(s): [list(a) for a in awards] for s, awards in outcome.awards.items()},
-            "vampires": sorted(state.vampires())})
+        fighters = {p.seat: p.named for p in state.players if p.stance == "fight"}
+        fled = frozenset(p.seat for p in state.players if p.stance == "flee")
+        points = {p.seat: p.halves / 2 for p in state.players}
+        if fighters or fled:
+            outcome = final_rules.final_outcome(state.vampires(), state.dracula, frozenset(fighters) | fled,
+                                                fighters, fled, points)
+        else:
+            outcome = final_rules.Final(True, frozenset(), frozenset(), False, points)
+        self.tell("final_resolved", {**outcome.to_json(), "vampires": sorted(state.vampires()),
+                                     "halves": {str(s): round(v * 2) for s, v in outcome.points.items()}},
+                  reveals=True)
         self.end_round()
 
     def end_round(self) -> None:

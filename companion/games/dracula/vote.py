@@ -142,7 +142,7 @@ def _counts(ballots: Sequence[Ballot]) -> list[_Count]:
     return counts
 
 
-def surely_before(a: _Count, b: _Count) -> bool:
+def _surely_before(a: _Count, b: _Count) -> bool:
     """`a` ranks above `b` whatever the clocks' true errors: more votes, or as many votes and a reach
     time earlier by more than the two uncertainties together. This is a strict partial order (an
     interval order): transitive, but "not surely ordered" is not (A~B, B~C and yet A before C)."""
@@ -152,13 +152,13 @@ def surely_before(a: _Count, b: _Count) -> bool:
 
 
 def _tied(a: _Count, b: _Count) -> bool:
-    return a is not b and not surely_before(a, b) and not surely_before(b, a)
+    return a is not b and not _surely_before(a, b) and not _surely_before(b, a)
 
 
 def _surely_in(c: _Count, field: Sequence[_Count], seats: int) -> bool:
     """`c` gets one of `seats` places in every order that respects the sure orders: fewer than
     `seats` others might end up above it."""
-    return sum(1 for d in field if d is not c and not surely_before(c, d)) < seats
+    return sum(1 for d in field if d is not c and not _surely_before(c, d)) < seats
 
 
 def _time_key(c: _Count) -> tuple[int, int, int]:
@@ -183,7 +183,7 @@ def sanctuary(ballots: Sequence[Ballot], capacity: int, draw: Draw) -> Tally:
     drawn: set[int] = set()
     seats = capacity
     while remaining:
-        minimal = sorted((c for c in remaining if not any(surely_before(d, c) for d in remaining)), key=_time_key)
+        minimal = sorted((c for c in remaining if not any(_surely_before(d, c) for d in remaining)), key=_time_key)
         if seats > 0:
             certain = [c for c in minimal if _surely_in(c, remaining, seats)]
             if certain:
