@@ -454,7 +454,6 @@ TABLE = night(human(1, "jails"), vampire(2, "jails"), human(3, "boudoir"), human
     (6, {"snoop": True}, "target_needed"),
     (3, {"snoop": True, "snoop_target": 5}, "no_target"),                # the boudoir takes no target
     (6, {"snoop_target": 6}, "no_target"),                              # a target with no snoop
-    (3, {"snoop": True}, None),
     (5, {"snoop": True}, None),
     (2, {"bite": 2}, "cannot_target_yourself"),
     (6, {"snoop": True, "snoop_target": 6}, "cannot_target_yourself"),
@@ -464,7 +463,7 @@ TABLE = night(human(1, "jails"), vampire(2, "jails"), human(3, "boudoir"), human
     (2, {"bite": 99}, "not_in_same_room"),
     (1, {"snoop": True, "snoop_target": 2}, "already_snooped_here"),    # 6.8 item 6: per round
     (2, {"snoop": True, "snoop_target": 1}, None),
-    (6, {"snoop": True, "snoop_target": 1}, "not_in_same_room"),
+    (5, {"bite": 3, "snoop": True}, "one_action_only"),                  # no candle: bite or snoop
     (1, {"treasure": True}, None),
 ])
 def test_action_problems(seat: int, choices: dict[str, Any], problem: str | None) -> None:
