@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from companion.fairness.rng import Draw
 from companion.games.base import HOST, SYSTEM, Command, Event, SeatInfo, Viewer, seat
 from companion.games.dracula import DRACULA as GAME
 from companion.games.dracula.options import normalize_options
@@ -23,47 +24,69 @@ T0 = 1_000_000_000
 
 
 class Draws:
-    """A RandomSource from a seeded generator."""
+    """A RandomSource from a seeded generator that records its draws (a replay feeds them back)."""
 
     def __init__(self, rnd: random.Random) -> None:
         self.rnd = rnd
+        self.draws: list[Draw] = []
 
     def randbelow(self, bound: int, purpose: str) -> int:
-        return self.rnd.randrange(bound)
+        value = self.rnd.randrange(bound)
+        self.draws.append(Draw(purpose, bound, value))
+        return value
 
 
 def seats(players: int) -> list[SeatInfo]:
     return [SeatInfo(n, NAMES[n - 1]) for n in range(1, players + 1)]
 
 
-def new_series(players: int = 13, rnd: random.Random | None = None, **options: Any) -> DraculaState:
-    return GAME.setup(normalize_options(options), seats(players), Draws(rnd or random.Random(0)))
+def new_series(players: int = 13, rnd: random.Random | None = None, draws: Draws | None = None,
+               **options: Any) -> DraculaState:
+    return GAME.setup(normalize_options(options), seats(players), draws or Draws(rnd or random.Random(0)))
 
 
+Turn = tuple[Viewer, Command, list[Draw], list[Event]]
 Watch = Callable[[DraculaState, DraculaState, Event], None]
 
 
 @dataclass
 class Played:
     state: DraculaState
+    options: dict[str, Any] = field(default_factory=dict)
+    seats: list[SeatInfo] = field(default_factory=list)
+    setup_draws: list[Draw] = field(default_factory=list)
     commands: int = 0
     accepted: int = 0
     events: list[Event] = field(default_factory=list)
+    turns: list[Turn] = field(default_factory=list)
     refused: dict[str, int] = field(default_factory=dict)
 
 
 def send(state: DraculaState, actor: Viewer, command: Command, rnd: random.Random,
-         watch: Watch | None = None) -> tuple[DraculaState, list[Event], str | None]:
+         watch: Watch | None = None) -> tuple[DraculaState, Turn | None, str | None]:
     refusal = GAME.validate(state, actor, command)
     if refusal is not None:
-        return state, [], refusal.code
-    decision = GAME.decide(state, actor, command, Draws(rnd))
+        return state, None, refusal.code
+    draws = Draws(rnd)
+    decision = GAME.decide(state, actor, command, draws)
     before = state
     for event, after in zip(decision.events, decision.states, strict=True):
         if watch is not None:
             watch(before, after, event)
         before = after
-    return decision.states[-1], decision.events, None
+    return decision.states[-1], (actor, command, draws.draws, decision.events), None
+
+
+def pick(rnd: random.Random, choices: list[Command]) -> Command:
+    """A choice as a curious table makes it: rooms crowd (the torture room often), snoops are
+    frequent, so cages, waltzes and tortures happen."""
+    snoops = [c for c in choices if c.name == "act" and c.args.get("snoop")]
+    if snoops and rnd.random() < 0.6:
+        return rnd.choice(snoops)
+    crowded = [c for c in choices if c.name == "choose_room" and c.args.get("room") == "torture"]
+    if crowded and rnd.random() < 0.4:
+        return rnd.choice(crowded)
+    return rnd.choice(choices)
 
 
 def play_series(players: int, seed: int, watch: Watch | None = None, max_commands: int = 20_000,
@@ -71,11 +94,12 @@ def play_series(players: int, seed: int, watch: Watch | None = None, max_command
     """Play until the series is over. `patience`: the chance a player still to answer lets the time
     run out rather than answer (so every default is taken too)."""
     rnd = random.Random(seed)
-    state = new_series(players, rnd, **options)
-    played = Played(state)
+    setup_draws = Draws(rnd)
+    state = new_series(players, draws=setup_draws, **options)
+    played = Played(state, normalize_options(options), seats(players), setup_draws.draws)
     now = T0
     while not GAME.is_over(state) and played.commands < max_commands:
-        now += rnd.randint(1, 5_000_000)
+        now += rnd.randint(1, 300_000 if state.phase == "day" else 5_000_000)
         awaited = sorted(GAME.awaited(state))
         deadline = GAME.deadline(state)
         if state.phase in ("confirm", "round_over"):
@@ -91,14 +115,16 @@ def play_series(players: int, seed: int, watch: Watch | None = None, max_command
             choices = GAME.actions(state, actor)
         if not choices:
             continue
-        command = rnd.choice(choices)
-        command = Command(command.name, command.args, now)
+        command = pick(rnd, choices)
+        delay = rnd.randint(0, 80_000) if actor.kind == "seat" else 0
+        command = Command(command.name, command.args, now, delay, rnd.randint(0, 150_000) if delay else 0)
         played.commands += 1
-        state, events, refused = send(state, actor, command, rnd, watch)
-        if refused:
-            played.refused[refused] = played.refused.get(refused, 0) + 1
+        state, turn, refused = send(state, actor, command, rnd, watch)
+        if turn is None:
+            played.refused[str(refused)] = played.refused.get(str(refused), 0) + 1
         else:
             played.accepted += 1
-            played.events += events
+            played.events += turn[3]
+            played.turns.append(turn)
     played.state = state
     return played

@@ -222,7 +222,14 @@ def _check_write(state: DraculaState, actor: Viewer, args: Args) -> Rejection | 
 
 def post_of(state: DraculaState) -> letter_rules.Post:
     """What the message rules need to know of the table now: the night's phases are all "night"
-    (nobody writes from dusk to dawn); the final phase's two steps are "final"."""
+    (nobody writes from dusk to dawn); the final phase's two steps are "final". Made once per state."""
+    post = state.wall.get("post")
+    if post is None:
+        post = state.wall["post"] = _post(state)
+    return post  # type: ignore[no-any-return]
+
+
+def _post(state: DraculaState) -> letter_rules.Post:
     phase = {"maps": "night", "dracula": "night", "actions": "night", "torture": "night", "confirm": "night",
              "dawn": "night", "final_choice": "final", "final_target": "final"}.get(state.phase, state.phase)
     return letter_rules.Post(

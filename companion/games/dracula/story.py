@@ -34,7 +34,12 @@ DURATION_OF: dict[str, str] = {
 def waiting_for(state: DraculaState) -> list[int]:
     """The seats the phase waits on: when none is left, it ends early. Nobody while the clock is
     paused (the table stopped to talk) or while the game waits on the host."""
-    return [] if state.paused() else owed(state)
+    if state.paused():
+        return []
+    waiting = state.wall.get("waiting")
+    if waiting is None:
+        waiting = state.wall["waiting"] = owed(state)
+    return list(waiting)
 
 
 def owed(state: DraculaState) -> list[int]:
@@ -233,7 +238,15 @@ class DraculaStory(Story[DraculaState]):
 
 
 def night_of(state: DraculaState) -> night_rules.Night:
-    """Tonight as the night's rules see it: where each player is, the object used and the action."""
+    """Tonight as the night's rules see it: where each player is, the object used and the action
+    (made once per state: every phone's choices are checked against it)."""
+    night = state.wall.get("night")
+    if night is None:
+        night = state.wall["night"] = _night(state)
+    return night  # type: ignore[no-any-return]
+
+
+def _night(state: DraculaState) -> night_rules.Night:
     sleepers = []
     for p in state.players:
         action = p.action or Action()

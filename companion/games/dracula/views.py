@@ -11,7 +11,8 @@ rules address it), the rooms a human map user sees early and Dracula sees on nig
 prompt, and the messages one sent or received. A person game master sees it all (the grimoire);
 the companion as game master leaves the host no more than the table.
 
-Every secret shows as a token of its own (`role-1-3-vampire`): the generic leak test looks for it
+Every secret shows as a token of its own (`role-01-03-vampire`, numbers of fixed width so no token is
+part of another): the generic leak test looks for it
 in every view sent to anyone else.
 """
 
@@ -44,39 +45,43 @@ def _role(p: Player) -> str:
 
 
 def role_token(state: DraculaState, p: Player) -> str:
-    return f"role-{state.round}-{p.seat}-{_role(p)}"
+    return f"role-{state.round:02d}-{p.seat:02d}-{_role(p)}"
 
 
 def dracula_token(state: DraculaState) -> str:
-    return f"dracula-{state.round}-{state.dracula}"
+    return f"dracula-{state.round:02d}-{state.dracula:02d}"
 
 
 def object_token(state: DraculaState, p: Player) -> str:
-    return f"object-{state.round}-{p.seat}-{p.obj or p.used}"
+    return f"object-{state.round:02d}-{p.seat:02d}-{p.obj or p.used}"
 
 
 def room_token(state: DraculaState, seat: int, room: str | None) -> str:
-    return f"room-{state.round}-{state.night}-{seat}-{room}"
+    return f"room-{state.round:02d}-{state.night}-{seat:02d}-{room}"
 
 
 def choice_token(state: DraculaState, seat: int) -> str:
-    return f"choice-{state.round}-{state.night}-{seat}"
+    return f"choice-{state.round:02d}-{state.night}-{seat:02d}"
 
 
 def action_token(state: DraculaState, seat: int) -> str:
-    return f"action-{state.round}-{state.night}-{seat}"
+    return f"action-{state.round:02d}-{state.night}-{seat:02d}"
 
 
 def news_token(state: DraculaState, seat: int, index: int) -> str:
-    return f"news-{state.round}-{state.night}-{seat}-{index}"
+    return f"news-{state.round:02d}-{state.night}-{seat:02d}-{index:02d}"
 
 
 def named_token(state: DraculaState, seat: int) -> str:
-    return f"named-{state.round}-{seat}"
+    return f"named-{state.round:02d}-{seat:02d}"
+
+
+def letter_token(number: int) -> str:
+    return f"letter-{number:05d}"
 
 
 def torture_token(state: DraculaState) -> str:
-    return f"torture-{state.round}-{state.night}"
+    return f"torture-{state.round:02d}-{state.night}"
 
 
 def _answered(state: DraculaState, p: Player, waiting: list[int]) -> bool | None:
@@ -161,7 +166,7 @@ def _news_json(state: DraculaState, p: Player) -> list[dict[str, Any]]:
 
 
 def _letters_of(state: DraculaState, seat: int | None) -> list[dict[str, Any]]:
-    return [{**x.to_json(), "token": f"letter-{x.number}"} for x in state.letters
+    return [{**x.to_json(), "token": letter_token(x.number)} for x in state.letters
             if seat is None or seat in (x.sender, x.recipient)]
 
 
@@ -182,7 +187,7 @@ def sheet(state: DraculaState, p: Player) -> dict[str, Any]:
         "ready": p.ready,
         "vote": next((b.candidate for b in state.ballots if b.voter == p.seat), None),
         "letters": _letters_of(state, p.seat),
-        "may_write": [{"to": to, "kind": kind} for to, kind in letter_rules.recipients(post_of(state), p.seat)],
+        "may_write": [{"to": to, "kind": kind} for to, kind in may_write(state, p.seat)],
         "awaited": p.seat in waiting_for(state),
         "stance": p.stance,
     }
@@ -199,6 +204,14 @@ def sheet(state: DraculaState, p: Player) -> dict[str, Any]:
     if state.phase == "actions" and p.seat not in state.sanctuary:
         me["choices"] = _action_choices(state, p)
     return me
+
+
+def may_write(state: DraculaState, seat: int) -> list[tuple[int, str]]:
+    """Whom this player may write to now, and what (the phone's form and the actions both ask)."""
+    key = f"may_write {seat}"
+    if key not in state.wall:
+        state.wall[key] = letter_rules.recipients(post_of(state), seat)
+    return state.wall[key]  # type: ignore[no-any-return]
 
 
 def _rooms(state: DraculaState) -> dict[int, str | None]:
@@ -302,7 +315,7 @@ def secrets(state: DraculaState) -> list[Secret]:
     if state.phase == "torture":
         hidden.append(Secret(torture_token(state), _only(state.dracula, state=state), "Dracula is tortured"))
     for x in state.letters:
-        hidden.append(Secret(f"letter-{x.number}", _only(x.sender, x.recipient, state=state), f"letter {x.number}"))
+        hidden.append(Secret(letter_token(x.number), _only(x.sender, x.recipient, state=state), f"letter {x.number}"))
         hidden.append(Secret(x.text, _only(x.sender, x.recipient, state=state), f"letter {x.number}'s text"))
     return hidden
 
@@ -337,7 +350,7 @@ def actions(state: DraculaState, viewer: Viewer) -> list[Command]:
         return []
     p = state.player(me)
     commands = _phase_actions(state, p)
-    for to, kind in letter_rules.recipients(post_of(state), me):
+    for to, kind in may_write(state, me):
         commands.append(Command("write", {"to": to, "kind": kind, "title": "",
                                           "text": f"whisper {me} to {to} ({state.round}.{state.night} {state.phase})"}))
     return commands
