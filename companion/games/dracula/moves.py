@@ -226,7 +226,7 @@ def post_of(state: DraculaState) -> letter_rules.Post:
     post = state.wall.get("post")
     if post is None:
         post = state.wall["post"] = _post(state)
-    return post  # type: ignore[no-any-return]
+    return post
 
 
 def _post(state: DraculaState) -> letter_rules.Post:

@@ -243,7 +243,7 @@ def night_of(state: DraculaState) -> night_rules.Night:
     night = state.wall.get("night")
     if night is None:
         night = state.wall["night"] = _night(state)
-    return night  # type: ignore[no-any-return]
+    return night
 
 
 def _night(state: DraculaState) -> night_rules.Night:

@@ -211,7 +211,7 @@ def may_write(state: DraculaState, seat: int) -> list[tuple[int, str]]:
     key = f"may_write {seat}"
     if key not in state.wall:
         state.wall[key] = letter_rules.recipients(post_of(state), seat)
-    return state.wall[key]  # type: ignore[no-any-return]
+    return state.wall[key]
 
 
 def _rooms(state: DraculaState) -> dict[int, str | None]:
