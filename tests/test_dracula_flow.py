@@ -10,13 +10,17 @@ from typing import Any
 
 from companion.games.base import HOST, SYSTEM, TABLE, seat
 from companion.games.dracula import DRACULA as GAME
-from companion.games.dracula.options import ROOMS
+from companion.games.dracula.options import OBJECTS, ROOMS
 from companion.games.dracula.rules import seal_opens
 from companion.games.dracula.state import Action
 from tests.support.dracula_rules import (
     Rigged,
+    actions,
     all_ready,
+    dracula_step,
     dusk,
+    give,
+    kinds,
     me,
     moment,
     new_series,
@@ -311,3 +315,388 @@ def test_the_sanctuary_guests_choose_no_room_and_no_action() -> None:
     assert all(state.player(s).room is None for s in (2, 4, 6))
     assert refused(send(state, seat(2), "act", {"treasure": True})) == "nothing_asked_of_you"
     assert "choices" not in me(state, 2)
+
+
+# -- night 1 (D-3, D-N1) -------------------------------------------------------------------------------
+
+def first_dusk(rooms: dict[int, str]) -> Any:
+    return dusk(to_phase(new_series(13, dracula=D), "dusk", 1), rooms)
+
+
+def test_on_night_1_dracula_alone_sees_the_rooms_and_must_choose_one_with_someone_to_bite() -> None:
+    state = first_dusk({D: "jails", 6: "ballroom", 7: "torture"})
+    assert state.phase == "dracula"
+    sight = {row["seat"]: row["room"] for row in me(state, D)["sight"]}
+    assert sight == {s: ("ballroom" if s == 6 else "torture" if s == 7 else "boudoir") for s in range(1, 14) if s != D}
+    assert all("sight" not in me(state, s) for s in range(1, 14) if s != D)
+    assert view(state, TABLE)["positions"] is None
+    # Nobody else is in the jails: he could bite nobody there.
+    assert refused(send(state, seat(D), "choose_room", {"room": "jails"})) == "dracula_must_bite"
+    # Every phone answers this step (the same request), but only his may change its room.
+    assert refused(send(state, seat(6), "choose_room", {"room": "boudoir"})) == "your_room_is_set"
+    assert D in GAME.awaited(state) and 6 in GAME.awaited(state)
+    state = dracula_step(state, room="torture")
+    assert state.phase == "actions"
+    assert view(state, TABLE)["positions"] == {str(s): ("ballroom" if s == 6 else "torture" if s in (7, D)
+                                                        else "boudoir") for s in range(1, 14)}
+
+
+def test_on_night_1_nobody_snoops_and_dracula_must_bite() -> None:
+    state = dracula_step(first_dusk({D: "ballroom", 6: "ballroom"}))
+    assert refused(send(state, seat(1), "act", {"snoop": True})) == "no_snoop_on_night_1"
+    assert refused(send(state, seat(D), "act", {})) == "dracula_must_bite"
+    assert refused(send(state, seat(D), "act", {"bite": 1})) == "not_in_same_room"
+    assert refused(send(state, seat(1), "act", {"bite": 2})) == "humans_do_not_bite"
+    state = play(state, D, "act", bite=6)
+    assert refused(send(state, seat(D), "act", {"bite": 6})) == "already_answered"
+
+
+def test_the_bitten_human_learns_at_dawn_that_he_is_a_vampire_and_the_notices_reach_only_their_players() -> None:
+    state = dracula_step(first_dusk({D: "ballroom", 6: "ballroom"}))
+    assert me(state, 6)["role"] == "human"
+    state = actions(state, {D: {"bite": 6}})
+    assert state.phase == "dawn"
+    assert news(state, D) == [{"kind": "bite", "target": 6, "result": "success"}]
+    assert news(state, 6) == [{"kind": "bitten"}, {"kind": "converted"}]
+    assert me(state, 6)["role"] == "vampire" and not me(state, 6)["dracula"]
+    assert all(news(state, s) == [] for s in range(1, 14) if s not in (D, 6))
+    assert "6" not in str([h for h in view(state, TABLE)["happenings"] if h["kind"] == "night_resolved"])
+    # The least visited rooms hold the next night's treasure, announced to all.
+    assert view(state, TABLE)["treasure_rooms"] == ["jails", "torture"]
+    assert state.player(D).halves == 2
+
+
+def test_the_objects_are_handed_out_at_the_end_of_night_2_to_everyone_but_dracula() -> None:
+    state = to_phase(new_series(13, dracula=D), "dawn", 1)
+    assert all(me(state, s)["object"] is None for s in range(1, 14))
+    state = to_phase(state, "dawn", 2)
+    held = {s: me(state, s)["object"] for s in range(1, 14)}
+    assert held[D] is None
+    kinds_held = [held[s]["kind"] for s in held if s != D]
+    assert {k: kinds_held.count(k) for k in OBJECTS} == OBJECTS
+    assert all(str(held[s]["kind"]) not in str(view(state, o)["me"]["object"]) or o == s or
+               held[o]["kind"] == held[s]["kind"] for s in held if s != D for o in range(1, 14) if o != D)
+
+
+# -- dusk from night 3: the maps (D-O3, D-O3v, 6.8 item 14) ----------------------------------------------
+
+def night_3(objects: dict[int, str | None], converted: int = 6) -> Any:
+    """Dusk of night 3: seat 5 is Dracula, `converted` was bitten on night 1; the objects given."""
+    state = to_phase(new_series(13, dracula=D), "dusk", 1)
+    state = night(state, rooms={D: "ballroom", converted: "ballroom"}, acts={D: {"bite": converted}})
+    state = to_phase(state, "dusk", 3)
+    return give(state, objects)
+
+
+def test_a_human_map_user_chooses_after_seeing_the_others_rooms_and_another_map_user_is_unknown() -> None:
+    state = night_3({1: "map", 2: "map", 3: "garlic"})
+    # Nobody votes, so nobody is in the sanctuary.
+    state = play(state, 1, "choose_room", room=None, use=True)
+    assert refused(send(state, seat(2), "choose_room", {"room": "jails", "use": True})) == "map_chooses_later"
+    state = play(state, 2, "choose_room", room=None, use=True)
+    state = dusk(state, {D: "torture", 6: "jails"})
+    assert state.phase == "maps"
+    assert set(GAME.awaited(state)) == {1, 2}
+    sight = {row["seat"]: row["room"] for row in me(state, 1)["sight"]}
+    assert sight[2] == "unknown" and sight[D] == "torture" and sight[6] == "jails" and sight[3] == "boudoir"
+    assert 1 not in sight
+    assert all("sight" not in me(state, s) for s in range(3, 14))
+    # Who is waited on in this step would tell who is a human with a map: the table is not told.
+    assert all(p["answered"] is None for p in view(state, TABLE)["players"])
+    state = play(state, 1, "choose_room", room="torture")
+    state = play(state, 2, "choose_room", room="jails")
+    assert state.phase == "actions"
+    positions = view(state, TABLE)["positions"]
+    assert (positions["1"], positions["2"]) == ("torture", "jails")
+    assert me(state, 1)["object"] is None and me(state, 1)["used"]["kind"] == "map"
+
+
+def test_a_vampire_map_forces_a_vampire_into_the_named_room() -> None:
+    state = night_3({6: "map"})
+    # Seat 6 (a vampire now) curses Dracula into the torture room.
+    state = play(state, 6, "choose_room", room="boudoir", use=True, curse_target=D, curse_room="torture")
+    state = play(state, D, "choose_room", room="jails")
+    state = dusk(state)
+    assert state.phase == "actions"
+    assert view(state, TABLE)["positions"][str(D)] == "torture"
+    assert state.player(D).room == "torture"
+
+
+def test_a_vampire_map_on_a_human_moves_nobody_and_tells_the_user_at_dawn_if_he_was_vampirised() -> None:
+    state = night_3({6: "map"})
+    state = play(state, 6, "choose_room", room="ballroom", use=True, curse_target=8, curse_room="torture")
+    state = dusk(state, {8: "ballroom", D: "ballroom"})
+    assert state.player(8).room == "ballroom"
+    state = actions(state, {D: {"bite": 8}})
+    assert {"kind": "map_result", "target": 8, "vampirised": True} in news(state, 6)
+    assert all(n["kind"] != "map_result" for s in range(1, 14) if s != 6 for n in news(state, s))
+
+
+# -- torture (D-S4, 6.7) -------------------------------------------------------------------------------
+
+def tortured_dracula() -> Any:
+    state = night_3({})
+    state = dusk(state, {D: "torture", 1: "torture", 2: "torture", 3: "torture"})
+    return actions(state, {1: {"snoop": True, "target": D}, 2: {"snoop": True, "target": D}})
+
+
+def test_dracula_tortured_is_asked_alone_whether_to_pass_for_human() -> None:
+    state = tortured_dracula()
+    assert state.phase == "torture"
+    assert set(GAME.awaited(state)) == {D}
+    assert "torture" in me(state, D)
+    assert all("torture" not in me(state, s) for s in range(1, 14) if s != D)
+    assert refused(send(state, seat(1), "disguise", {"human": True})) == "nothing_asked_of_you"
+    assert all(p["answered"] is None for p in view(state, TABLE)["players"])
+    state = play(state, D, "disguise", human=True)
+    assert state.phase == "dawn"
+    for torturer in (1, 2):
+        assert {"kind": "torture", "target": D, "nature": "human"} in news(state, torturer)
+    assert {"kind": "tortured"} in news(state, D)
+    assert news(state, 3) == []
+
+
+def test_dracula_who_lets_the_torture_prompt_run_out_is_shown_as_he_is() -> None:
+    state = time_up(tortured_dracula())
+    assert state.phase == "dawn" and state.timed_out == (D,)
+    assert {"kind": "torture", "target": D, "nature": "vampire"} in news(state, 1)
+
+
+def test_the_room_events_of_a_night_go_to_their_players_only() -> None:
+    """A waltz, a jail cage, a boudoir count, a candle, garlic and a treasure: each notice on the
+    phones 6.5 names."""
+    state = night_3({1: "candle", 9: "garlic"})
+    treasure = state.treasure_rooms[0]
+    state = dusk(state, {1: {"room": "ballroom", "use": True}, 2: "ballroom", 3: "ballroom", D: "ballroom",
+                         9: {"room": "jails", "use": True}, 6: "jails", 10: "jails", 11: "jails",
+                         12: treasure})
+    state = actions(state, {2: {"snoop": True, "target": 3}, 3: {"snoop": True, "target": 2},
+                            D: {"bite": 2}, 10: {"snoop": True, "target": 6}, 11: {"snoop": True, "target": 6},
+                            6: {"bite": 9}, 4: {"snoop": True}, 12: {"treasure": True}})
+    assert kinds(state, 2) == ["waltz"] and kinds(state, 3) == ["waltz"]
+    assert news(state, D) == [{"kind": "bite", "target": 2, "result": "failure"}]
+    assert news(state, 10) == [{"kind": "caged", "target": 6}] == news(state, 11)
+    assert news(state, 6) == [{"kind": "bite", "target": 9, "result": "failure"}]
+    assert news(state, 9) == [], "a caged vampire's bite does not happen"
+    assert news(state, 4) == [{"kind": "boudoir", "vampires": 2}]
+    assert news(state, 12) == [{"kind": "treasure", "room": treasure}] and state.player(12).halves == 2
+    candle = news(state, 1)
+    assert [n["kind"] for n in candle] == ["candle"] and candle[0]["room"] == "ballroom"
+    assert {"kind": "bite", "by": D, "target": 2, "result": "waltz"} in candle[0]["events"]
+    assert all(news(state, s) == [] for s in (7, 8, 13))
+
+
+def test_garlic_saves_a_human_and_tells_him_how_many_bites() -> None:
+    state = night_3({9: "garlic"})
+    state = dusk(state, {9: {"room": "jails", "use": True}, D: "jails", 6: "jails"})
+    state = actions(state, {D: {"bite": 9}, 6: {"bite": 9}})
+    assert news(state, 9) == [{"kind": "garlic_saved", "bites": 2}]
+    assert news(state, D) == [{"kind": "bite", "target": 9, "result": "garlic"}]
+    assert me(state, 9)["role"] == "human" and me(state, 9)["used"]["kind"] == "garlic"
+
+
+def test_human_map_users_see_the_rooms_after_the_vampire_maps_curses() -> None:
+    state = night_3({1: "map", 6: "map"})
+    state = play(state, 6, "choose_room", room="boudoir", use=True, curse_target=D, curse_room="torture")
+    state = play(state, 1, "choose_room", room=None, use=True)
+    state = dusk(state, {D: "jails"})
+    assert state.phase == "maps"
+    assert {row["seat"]: row["room"] for row in me(state, 1)["sight"]}[D] == "torture"
+
+
+# -- private messages (D-1, D-S1, D-S2, 6.9) -------------------------------------------------------------
+
+def test_a_humans_forged_message_is_refused_and_changes_nothing() -> None:
+    state = day(2)
+    outcome = send(state, seat(1), "write", {"to": 2, "text": "I am human"})
+    assert refused(outcome) == "humans_cannot_write"
+    assert state.letters == () and me(state, 1)["may_write"] == []
+    forged = send(state, seat(1), "write", {"to": 2, "text": "psst", "kind": "boudoir_letter"})
+    assert refused(forged) == "boudoir_title_reserved"
+
+
+def test_a_vampire_writes_to_anyone_by_day_but_not_from_dusk() -> None:
+    state = day(2)
+    assert {m["to"] for m in me(state, D)["may_write"] if m["kind"] == "message"} == set(range(1, 14)) - {D}
+    state = play(state, D, "write", to=8, text="join me")
+    assert [(x.sender, x.recipient, x.text) for x in state.letters] == [(D, 8, "join me")]
+    titled = send(state, seat(D), "write", {"to": 8, "text": "x", "title": "Lettre du Boudoir"})
+    assert refused(titled) == "boudoir_title_reserved"
+    state = through_day(state)
+    assert state.phase == "dusk"
+    assert refused(send(state, seat(D), "write", {"to": 8, "text": "tonight"})) == "no_messages_now"
+    assert me(state, D)["may_write"] == []
+
+
+def test_a_letter_is_shown_to_its_sender_and_its_recipient_only() -> None:
+    state = play(day(2), D, "write", to=8, text="a secret tryst")
+    assert [x["text"] for x in me(state, D)["letters"]] == ["a secret tryst"]
+    assert [x["text"] for x in me(state, 8)["letters"]] == ["a secret tryst"]
+    for viewer in [TABLE, HOST, *(seat(s) for s in range(1, 14) if s not in (D, 8))]:
+        assert "a secret tryst" not in str(view(state, viewer))
+
+
+def waltz_and_boudoir() -> Any:
+    """Night 2: seats 1 and 2 waltz in the ballroom, seat 3 snoops the boudoir; day 3 begins."""
+    state = to_phase(new_series(13, dracula=D), "dusk", 2)
+    state = night(state, rooms={1: "ballroom", 2: "ballroom", D: "jails", 4: "jails"},
+                  acts={1: {"snoop": True, "target": 2}, 2: {"snoop": True, "target": 1}, 3: {"snoop": True}})
+    assert kinds(state, 1) == ["waltz"] and kinds(state, 3) == ["boudoir"]
+    return to_phase(state, "day", 3)
+
+
+def test_waltz_partners_may_write_to_each_other_the_next_day_only() -> None:
+    state = waltz_and_boudoir()
+    assert me(state, 1)["may_write"] == [{"to": 2, "kind": "message"}]
+    assert refused(send(state, seat(1), "write", {"to": 4, "text": "hi"})) == "not_your_partner"
+    state = play(state, 1, "write", to=2, text="same room tomorrow?")
+    state = play(state, 2, "write", to=1, text="yes")
+    assert refused(send(state, seat(4), "write", {"to": 1, "text": "hi"})) == "humans_cannot_write"
+    state = to_phase(state, "day", 4)
+    assert refused(send(state, seat(1), "write", {"to": 2, "text": "again"})) == "humans_cannot_write"
+
+
+def test_the_boudoir_snooper_sends_one_letter_the_next_day_and_its_recipient_one_reply() -> None:
+    state = waltz_and_boudoir()
+    assert {"to": 7, "kind": "boudoir_letter"} in me(state, 3)["may_write"]
+    assert refused(send(state, seat(3), "write", {"to": 7, "text": "x", "kind": "boudoir_letter",
+                                                   "title": "mine"})) == "title_locked"
+    state = play(state, 3, "write", to=7, text="who are you?", kind="boudoir_letter")
+    assert refused(send(state, seat(3), "write", {"to": 8, "text": "and you?", "kind": "boudoir_letter"})) == \
+        "letter_already_sent"
+    assert refused(send(state, seat(8), "write", {"to": 3, "text": "me?", "kind": "boudoir_reply"})) == \
+        "no_letter_to_answer"
+    assert me(state, 7)["may_write"] == [{"to": 3, "kind": "boudoir_reply"}]
+    state = play(state, 7, "write", to=3, text="a human", kind="boudoir_reply")
+    assert refused(send(state, seat(7), "write", {"to": 3, "text": "really", "kind": "boudoir_reply"})) == \
+        "reply_already_sent"
+    assert [(x["from"], x["kind"]) for x in me(state, 3)["letters"]] == [(3, "boudoir_letter"), (7, "boudoir_reply")]
+    assert "who are you?" not in str(view(state, 8)) and "a human" not in str(view(state, TABLE))
+    state = to_phase(state, "day", 4)
+    assert refused(send(state, seat(3), "write", {"to": 9, "text": "again", "kind": "boudoir_letter"})) == \
+        "boudoir_title_reserved"
+
+
+# -- the final phase and the scores (D-F, the scoring summary) -------------------------------------------
+
+def final_choice(players: int = 13) -> Any:
+    """The final phase of a round in which Dracula (5) converted seat 6 on night 1 and seat 12
+    found a treasure on night 2."""
+    state = to_phase(new_series(players, dracula=D), "dusk", 1)
+    state = night(state, rooms={D: "ballroom", 6: "ballroom"}, acts={D: {"bite": 6}})
+    state = to_phase(state, "dusk", 2)
+    state = night(state, rooms={12: state.treasure_rooms[0]}, acts={12: {"treasure": True}})
+    assert state.player(12).halves == 2
+    return to_phase(state, "final_choice", 5)
+
+
+def test_the_final_phase_shows_who_is_a_vampire_but_not_who_is_dracula() -> None:
+    state = final_choice()
+    table = view(state, TABLE)
+    assert {p["seat"] for p in table["players"] if p["role"] == "vampire"} == {D, 6}
+    assert "dracula" not in str(table["players"]) and "dracula-" not in str(table)
+    assert set(GAME.awaited(state)) == set(range(1, 14)) - {D, 6}
+    assert refused(send(state, seat(6), "stance", {"stance": "flee"})) == "nothing_asked_of_you"
+
+
+def test_burning_dracula_scores_the_fighters_and_kills_every_vampire() -> None:
+    state = final_choice()
+    state = play(state, 1, "stance", stance="fight")
+    state = play(state, 2, "stance", stance="fight")
+    assert refused(send(state, seat(1), "stance", {"stance": "flee"})) == "already_answered"
+    for s in range(3, 14):
+        if s not in (D, 6):
+            state = play(state, s, "stance", stance="flee")
+    assert state.phase == "final_target" and set(GAME.awaited(state)) == {1, 2}
+    assert refused(send(state, seat(1), "name_vampire", {"vampire": 3})) == "not_a_vampire"
+    state = play(state, 1, "name_vampire", vampire=D)
+    state = play(state, 2, "name_vampire", vampire=6)
+    assert state.phase == "round_over"
+    final = view(state, TABLE)["final"]
+    assert final["dracula_burned"] and set(final["burned"]) == {D, 6} and set(final["dead"]) == {D, 6}
+    done = view(state, TABLE)["rounds_done"][0]
+    halves = {int(s): h for s, h in done["halves"].items()}
+    assert halves[1] == 6 and halves[2] == 2 and halves[12] == 2 + 1 and halves[3] == 1
+    assert halves[D] == 0 and halves[6] == 0, "the dead lose the round's points"
+    assert {p["seat"]: p["total"] for p in view(state, TABLE)["players"]}[1] == 3.0
+    assert sorted(done["dead"]) == [D, 6] and done["dracula"] == D
+
+
+def test_fighters_who_miss_dracula_die_and_living_vampires_without_points_get_one() -> None:
+    state = final_choice()
+    state = play(state, 1, "stance", stance="fight")
+    state = time_up(state)
+    assert state.player(2).stance == "none"
+    state = play(state, 1, "name_vampire", vampire=6)
+    final = view(state, TABLE)["final"]
+    assert not final["dracula_burned"] and set(final["dead"]) == {1, 6}
+    halves = {p.seat: p.halves for p in state.players}
+    assert halves[1] == 0 and halves[6] == 0 and halves[D] == 2, "Dracula has a point, so no bonus"
+    assert halves[2] == 0 and halves[12] == 2, "a human who never chose neither fled nor fought"
+
+
+def test_a_fighter_who_names_nobody_in_time_still_fights() -> None:
+    state = final_choice()
+    state = play(state, 1, "stance", stance="fight")
+    state = time_up(state)
+    state = time_up(state)
+    assert state.phase == "round_over"
+    final = view(state, TABLE)["final"]
+    assert 1 in final["dead"] and not final["dracula_burned"]
+
+
+def test_a_round_with_no_human_left_ends_at_dawn_without_a_final_phase() -> None:
+    state = to_phase(new_series(4, dracula=1), "dusk", 1)
+    state = night(state, rooms={s: "ballroom" for s in range(1, 5)}, acts={1: {"bite": 2}})
+    state = to_phase(state, "dusk", 2)
+    state = night(state, rooms={s: "ballroom" for s in range(1, 5)}, acts={1: {"bite": 3}, 2: {"bite": 4}})
+    assert state.humans() == frozenset() and state.phase == "dawn"
+    state = all_ready(state)
+    assert state.phase == "round_over" and state.night == 2 and state.final is None
+    assert {int(s): h for s, h in view(state, TABLE)["rounds_done"][0]["halves"].items()} == {1: 4, 2: 2, 3: 0, 4: 0}
+
+
+def test_the_series_ends_after_its_last_round_with_the_totals() -> None:
+    state = to_phase(new_series(13, dracula=D, rounds=2), "round_over")
+    state = play(state, HOST, "next_round")
+    state = to_phase(state, "round_over")
+    assert state.round == 2
+    state = play(state, HOST, "next_round")
+    assert state.phase == "over" and GAME.is_over(state)
+    assert [r["round"] for r in view(state, TABLE)["rounds_done"]] == [1, 2]
+
+
+# -- the game master (6.9) -----------------------------------------------------------------------------
+
+def test_a_person_gm_sees_the_grimoire_and_confirms_each_night_before_anyone_is_told() -> None:
+    state = to_phase(new_series(13, dracula=D, gm="person"), "dusk", 1)
+    state = dusk(state, {D: "ballroom", 6: "ballroom"})
+    grimoire = view(state, HOST)["grimoire"]
+    assert [p["seat"] for p in grimoire["players"] if p["dracula"]] == [D]
+    assert {p["seat"]: p["choice"]["room"] for p in grimoire["players"]}[6] == "ballroom"
+    state = dracula_step(state)
+    state = actions(state, {D: {"bite": 6}})
+    assert state.phase == "confirm"
+    assert news(state, D) == [] and me(state, 6)["role"] == "human"
+    grimoire = view(state, HOST)["grimoire"]
+    assert {p["seat"]: p["action"] for p in grimoire["players"]}[D]["bite"] == 6
+    assert grimoire["pending"]["converted"] == [6]
+    assert refused(send(state, seat(D), "confirm_night")) == "host_only"
+    state = play(state, HOST, "confirm_night")
+    assert state.phase == "dawn" and me(state, 6)["role"] == "vampire"
+    state = to_phase(state, "day", 2)
+    state = play(state, D, "write", to=8, text="for the grimoire")
+    assert [x["text"] for x in view(state, HOST)["grimoire"]["letters"]] == ["for the grimoire"]
+
+
+def test_with_the_companion_as_gm_the_host_sees_what_the_table_sees_and_who_timed_out() -> None:
+    state = new_series(13, dracula=D)
+
+    def same(s: Any) -> Any:
+        host = view(s, HOST)
+        assert host.pop("timed_out") == list(s.timed_out)
+        assert host == view(s, TABLE), s.phase
+        return quiet(s)
+
+    state = to_phase(state, "round_over", step=same)
+    same(state)

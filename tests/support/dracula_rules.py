@@ -172,13 +172,13 @@ def dracula_step(state: DraculaState, room: str | None = None) -> DraculaState:
 
 def actions(state: DraculaState, acts: Mapping[int, Mapping[str, Any]] | None = None) -> DraculaState:
     """The night's actions: the named seats' `act` arguments, nothing for everyone else (Dracula on
-    night 1 bites whoever shares his room if the test names no bite)."""
+    night 1 bites the last seat in his room if the test names no bite: seat 13 in a quiet round)."""
     assert state.phase == "actions", state.phase
     acts = acts or {}
     for s in sorted(GAME.awaited(state)):
         args = dict(acts.get(s, {}))
         if not args and state.night == 1 and s == state.dracula:
-            mate = next((p.seat for p in state.players if p.seat != s and p.room == state.player(s).room), None)
+            mate = max((p.seat for p in state.players if p.seat != s and p.room == state.player(s).room), default=None)
             args = {"bite": mate} if mate is not None else {}
         state = ok(send(state, seat(s), "act", args))
     return state
