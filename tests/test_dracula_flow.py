@@ -700,3 +700,13 @@ def test_with_the_companion_as_gm_the_host_sees_what_the_table_sees_and_who_time
 
     state = to_phase(state, "round_over", step=same)
     same(state)
+
+
+def test_the_host_can_end_the_role_reading_when_a_phone_never_answers() -> None:
+    """A lost phone must not hold the table at the deal: the host ends the phase like any other."""
+    state = all_ready(new_series(13, dracula=D), but=[7])
+    assert state.phase == "roles" and set(GAME.awaited(state)) == {7}
+    assert "end_phase" in [c.name for c in GAME.actions(state, HOST)], "the host console offers it"
+    state = play(state, HOST, "end_phase")
+    assert state.phase == "day" and state.night == 1
+    assert view(state, HOST)["timed_out"] == [7]

@@ -272,6 +272,12 @@ def _clocked(state: DraculaState, actor: Viewer) -> Rejection | None:
     return None if state.clock is not None else Rejection("no_clock_now")
 
 
+def _endable(state: DraculaState, actor: Viewer) -> Rejection | None:
+    """The host ends a phase on the clock, and the role reading too: it has no clock (nobody is
+    rushed to read a role), but a phone that never answers must not hold the whole table."""
+    return None if state.phase == "roles" else _clocked(state, actor)
+
+
 def _running(state: DraculaState, actor: Viewer) -> Rejection | None:
     return None if state.clock is not None and state.clock.running else Rejection("clock_not_running")
 
@@ -350,7 +356,7 @@ MOVES: dict[str, Move[DraculaState, Any]] = {
     "pause_clock": Move(_tell_pause, by=HOST, refused="host_only", whose=_running),
     "resume_clock": Move(_tell_resume, by=HOST, refused="host_only", whose=_stopped),
     "extend_clock": Move(_tell_extend, by=HOST, refused="host_only", whose=_clocked, check=_check_extend),
-    "end_phase": Move(_tell_end_phase, by=HOST, refused="host_only", whose=_clocked),
+    "end_phase": Move(_tell_end_phase, by=HOST, refused="host_only", whose=_endable),
     "confirm_night": Move(_tell_confirm, phases=("confirm",), by=HOST, refused="host_only"),
     "next_round": Move(_tell_next_round, phases=("round_over",), by=HOST, refused="host_only"),
     "time_up": Move(_tell_end_phase, by=("system",), whose=_running, check=_check_time_up),

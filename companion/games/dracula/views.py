@@ -348,6 +348,8 @@ def _host_actions(state: DraculaState) -> list[Command]:
         return [Command("confirm_night")]
     if state.phase == "round_over":
         return [Command("next_round")]
+    if state.phase == "roles":
+        return [Command("end_phase")]
     if state.clock is None:
         return []
     return [Command("resume_clock" if state.paused() else "pause_clock"), Command("extend_clock", {"seconds": 60}),
