@@ -12,7 +12,8 @@ actions); whoever a helper is not told about takes the plainest answer (the boud
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
@@ -27,6 +28,10 @@ T0 = 1_000_000_000
 FAST = {"day_s": 600, "dusk_s": 180, "actions_s": 180, "dawn_s": 60, "final_s": 180, "torture_s": 60}
 
 Outcome = DraculaState | Rejection
+Watch = Callable[[DraculaState, DraculaState, Event], None]
+WATCHES: list[Watch] = []
+"""Called with every event `send` decides and the states around it (the leak test's `SecretWatch`):
+see `watching`."""
 RoomSpec = str | Mapping[str, Any]
 """A dusk answer: a room, or the `choose_room` arguments (room, use, curse_target, curse_room)."""
 
@@ -87,7 +92,23 @@ def send(state: DraculaState, actor: Viewer, command: Command | str, args: Mappi
     refused = GAME.validate(state, actor, command)
     if refused is not None:
         return refused
-    return GAME.decide(state, actor, command, rng or Rigged(state.dracula, seed=state.step)).states[-1]
+    decision = GAME.decide(state, actor, command, rng or Rigged(state.dracula, seed=state.step))
+    before = state
+    for event, after in zip(decision.events, decision.states, strict=True):
+        for watch in WATCHES:
+            watch(before, after, event)
+        before = after
+    return decision.states[-1]
+
+
+@contextmanager
+def watching(watch: Watch) -> Iterator[Watch]:
+    """Every event sent inside the block is shown to `watch`."""
+    WATCHES.append(watch)
+    try:
+        yield watch
+    finally:
+        WATCHES.remove(watch)
 
 
 def events_of(state: DraculaState, actor: Viewer, command: str, args: Mapping[str, Any] | None = None,

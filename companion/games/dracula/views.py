@@ -12,7 +12,8 @@ prompt, and the messages one sent or received. A person game master sees it all 
 the companion as game master leaves the host no more than the table.
 
 Every secret shows as a token of its own (`role-1-3-vampire`): the generic leak test looks for it
-in every view sent to anyone else.
+in every view sent to anyone else. A token never ends with a seat or a number, so none is a part
+of another (seat 1's `choice-1-3-1-dusk` is not in seat 10's `choice-1-3-10-dusk`).
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ def role_token(state: DraculaState, p: Player) -> str:
 
 
 def dracula_token(state: DraculaState) -> str:
-    return f"dracula-{state.round}-{state.dracula}"
+    return f"dracula-{state.round}-{state.dracula}-is-dracula"
 
 
 def object_token(state: DraculaState, p: Player) -> str:
@@ -60,19 +61,23 @@ def room_token(state: DraculaState, seat: int, room: str | None) -> str:
 
 
 def choice_token(state: DraculaState, seat: int) -> str:
-    return f"choice-{state.round}-{state.night}-{seat}"
+    return f"choice-{state.round}-{state.night}-{seat}-dusk"
 
 
 def action_token(state: DraculaState, seat: int) -> str:
-    return f"action-{state.round}-{state.night}-{seat}"
+    return f"action-{state.round}-{state.night}-{seat}-night"
 
 
 def news_token(state: DraculaState, seat: int, index: int) -> str:
-    return f"news-{state.round}-{state.night}-{seat}-{index}"
+    return f"news-{state.round}-{state.night}-{seat}-{index}-notice"
 
 
 def named_token(state: DraculaState, seat: int) -> str:
-    return f"named-{state.round}-{seat}"
+    return f"named-{state.round}-{seat}-burn"
+
+
+def letter_token(number: int) -> str:
+    return f"letter-{number}-sealed"
 
 
 def torture_token(state: DraculaState) -> str:
@@ -161,7 +166,7 @@ def _news_json(state: DraculaState, p: Player) -> list[dict[str, Any]]:
 
 
 def _letters_of(state: DraculaState, seat: int | None) -> list[dict[str, Any]]:
-    return [{**x.to_json(), "token": f"letter-{x.number}"} for x in state.letters
+    return [{**x.to_json(), "token": letter_token(x.number)} for x in state.letters
             if seat is None or seat in (x.sender, x.recipient)]
 
 
@@ -302,7 +307,7 @@ def secrets(state: DraculaState) -> list[Secret]:
     if state.phase == "torture":
         hidden.append(Secret(torture_token(state), _only(state.dracula, state=state), "Dracula is tortured"))
     for x in state.letters:
-        hidden.append(Secret(f"letter-{x.number}", _only(x.sender, x.recipient, state=state), f"letter {x.number}"))
+        hidden.append(Secret(letter_token(x.number), _only(x.sender, x.recipient, state=state), f"letter {x.number}"))
         hidden.append(Secret(x.text, _only(x.sender, x.recipient, state=state), f"letter {x.number}'s text"))
     return hidden
 
