@@ -374,8 +374,7 @@ def test_the_objects_are_handed_out_at_the_end_of_night_2_to_everyone_but_dracul
     assert held[D] is None
     kinds_held = [held[s]["kind"] for s in held if s != D]
     assert {k: kinds_held.count(k) for k in OBJECTS} == OBJECTS
-    assert all(str(held[s]["kind"]) not in str(view(state, o)["me"]["object"]) or o == s or
-               held[o]["kind"] == held[s]["kind"] for s in held if s != D for o in range(1, 14) if o != D)
+    assert all(p.get("object") is None for p in view(state, TABLE)["players"])
 
 
 # -- dusk from night 3: the maps (D-O3, D-O3v, 6.8 item 14) ----------------------------------------------
@@ -710,3 +709,41 @@ def test_the_host_can_end_the_role_reading_when_a_phone_never_answers() -> None:
     state = play(state, HOST, "end_phase")
     assert state.phase == "day" and state.night == 1
     assert view(state, HOST)["timed_out"] == [7]
+
+
+def test_a_converted_human_uses_garlic_as_a_vampire_and_steals_his_biters_points() -> None:
+    """6.8 item 18 and D-O1: seat 6, converted on night 1, holds garlic; Dracula bites him."""
+    state = night_3({6: "garlic"})
+    assert state.player(D).halves == 2
+    state = dusk(state, {6: {"room": "jails", "use": True}, D: "jails"})
+    state = actions(state, {D: {"bite": 6}})
+    assert news(state, D) == [{"kind": "bite", "target": 6, "result": "failure"}]
+    assert news(state, 6) == [{"kind": "bitten"}]
+    assert (state.player(D).halves, state.player(6).halves) == (0, 2)
+
+
+def test_a_vampire_with_a_candle_may_bite_and_snoop_and_without_one_may_not() -> None:
+    state = night_3({6: "candle"})
+    state = dusk(state, {6: {"room": "jails", "use": True}, D: "jails", 1: "jails", 2: "jails"})
+    assert refused(send(state, seat(D), "act", {"bite": 1, "snoop": True, "target": 2})) == "one_action_only"
+    assert refused(send(state, seat(1), "act", {"treasure": True, "snoop": True, "target": 2})) == \
+        "one_action_only"
+    state = play(state, 6, "act", bite=1, snoop=True, target=2)
+    assert state.player(6).action == Action(bite=1, snoop=True, snoop_target=2)
+
+
+def test_a_player_snoops_once_per_room_in_a_round() -> None:
+    state = to_phase(new_series(13, dracula=D), "dusk", 2)
+    state = night(state, rooms={1: "jails", 2: "jails"}, acts={1: {"snoop": True, "target": 2}})
+    assert me(state, 1)["snooped"] == ["jails"]
+    state = to_phase(state, "dusk", 3)
+    state = dusk(state, {1: "jails", 2: "jails", 3: "torture", 4: "torture"})
+    assert refused(send(state, seat(1), "act", {"snoop": True, "target": 2})) == "already_snooped_here"
+    refusal = {c["kind"]: c["refused"] for c in me(state, 1)["choices"] if c["args"].get("target") == 2}
+    assert refusal["snoop"] == "already_snooped_here", "the phone shows why"
+
+
+def test_in_the_final_phase_the_living_vampires_write_and_the_humans_do_not() -> None:
+    state = final_choice()
+    state = play(state, 6, "write", to=1, text="spare me")
+    assert refused(send(state, seat(1), "write", {"to": 6, "text": "no"})) == "humans_cannot_write"
