@@ -747,3 +747,16 @@ def test_in_the_final_phase_the_living_vampires_write_and_the_humans_do_not() ->
     state = final_choice()
     state = play(state, 6, "write", to=1, text="spare me")
     assert refused(send(state, seat(1), "write", {"to": 6, "text": "no"})) == "humans_cannot_write"
+
+
+def test_a_human_map_user_who_lets_the_time_run_out_sleeps_where_he_slept_last_night() -> None:
+    state = night_3({1: "map"})
+    last = state.player(1).last_room
+    assert last is not None
+    state = play(state, 1, "choose_room", room=None, use=True)
+    state = dusk(state, {s: "torture" for s in range(2, 14)})
+    assert state.phase == "maps"
+    state = time_up(state)
+    assert state.phase == "actions" and state.timed_out == (1,)
+    assert view(state, TABLE)["positions"]["1"] == last
+    assert me(state, 1)["used"]["kind"] == "map", "the map is spent all the same"
