@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from companion.games.base import HOST, SYSTEM, TABLE, seat
 from companion.games.dracula import DRACULA as GAME
 from companion.games.dracula.options import OBJECTS, ROOMS
@@ -439,7 +441,7 @@ def tortured_dracula() -> Any:
     return actions(state, {1: {"snoop": True, "target": D}, 2: {"snoop": True, "target": D}})
 
 
-def test_dracula_tortured_is_asked_alone_whether_to_pass_for_human() -> None:
+def test_dracula_tortured_is_asked_whether_to_pass_for_human_and_his_torturers_are_not() -> None:
     state = tortured_dracula()
     assert state.phase == "torture"
     assert set(GAME.awaited(state)) == {D}
@@ -459,6 +461,34 @@ def test_dracula_who_lets_the_torture_prompt_run_out_is_shown_as_he_is() -> None
     state = time_up(tortured_dracula())
     assert state.phase == "dawn" and state.timed_out == (D,)
     assert {"kind": "torture", "target": D, "nature": "vampire"} in news(state, 1)
+
+
+def torture_of(target: int, passes_for_human: bool) -> tuple[list[str], Any]:
+    """Night 3: seats 1 and 2 torture `target`, who answers the prompt if one comes; the phases the
+    table went through after the actions, and the dawn."""
+    state = night_3({})
+    state = dusk(state, {D: "torture", 1: "torture", 2: "torture", 3: "torture", 6: "torture"})
+    state = actions(state, {1: {"snoop": True, "target": target}, 2: {"snoop": True, "target": target}})
+    seen = [state.phase]
+    if state.phase == "torture":
+        assert set(GAME.awaited(state)) == {target} and "torture" in me(state, target)
+        state = play(state, target, "disguise", human=passes_for_human)
+        seen.append(state.phase)
+    return seen, state
+
+
+@pytest.mark.parametrize("target", [3, 6])
+def test_the_torturers_cannot_tell_dracula_passing_for_human_from_anyone_else_tortured(target: int) -> None:
+    """D-S4: Dracula may pass for human. Were the table to pause for him alone, his torturers would
+    know at once that their victim is Dracula, whatever he answered."""
+    dracula_seen, dracula_dawn = torture_of(D, passes_for_human=True)
+    other_seen, other_dawn = torture_of(target, passes_for_human=True)
+    assert other_seen == dracula_seen == ["torture", "dawn"]
+    assert news(dracula_dawn, 1) == [{"kind": "torture", "target": D, "nature": "human"}]
+    nature = "human" if target == 3 else "vampire"
+    assert news(other_dawn, 1) == [{"kind": "torture", "target": target, "nature": nature}], \
+        "only Dracula may pass for human"
+    assert news(other_dawn, target) == [{"kind": "tortured"}]
 
 
 def test_the_room_events_of_a_night_go_to_their_players_only() -> None:

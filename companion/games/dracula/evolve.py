@@ -61,7 +61,8 @@ def _round_dealt(state: DraculaState, data: Mapping[str, Any]) -> DraculaState:
     return replace(state, round=int(data["round"]), night=1, phase="roles", step=state.step + 1, clock=None,
                    commitment=str(data["commitment"]),
                    salt=str(data["salt"]), ballots=(), tally=None, sanctuary=(), treasure_rooms=(), waltzes=(),
-                   boudoir=frozenset(), tortured_dracula=False, disguised=None, pending=None, room_log={},
+                   boudoir=frozenset(), tortured=(), torture_answers=frozenset(), disguised=None, pending=None,
+                   room_log={},
                    positions=None, timed_out=(), final=None)
 
 
@@ -75,8 +76,8 @@ def _phase_begun(state: DraculaState, data: Mapping[str, Any]) -> DraculaState:
         # A new day: last night's rooms are remembered (the default room), tonight's are unknown.
         state = _everyone(state, lambda p: replace(p, last_room=p.room or p.last_room, room=None, choice=None,
                                                    action=None, used=None))
-        state = replace(state, ballots=(), tally=None, sanctuary=(), positions=None, tortured_dracula=False,
-                        disguised=None)
+        state = replace(state, ballots=(), tally=None, sanctuary=(), positions=None, tortured=(),
+                        torture_answers=frozenset(), disguised=None)
     return state
 
 
@@ -195,9 +196,11 @@ def _apply(state: DraculaState, event: Event) -> DraculaState:
     if kind == "action_chosen":
         return _action_chosen(state, data)
     if kind == "torture_asked":
-        return replace(state, tortured_dracula=True)
+        return replace(state, tortured=tuple(int(s) for s in data["seats"]), torture_answers=frozenset())
     if kind == "disguise_chosen":
-        return replace(state, disguised=bool(data["human"]))
+        answered = int(data["seat"])
+        state = replace(state, torture_answers=state.torture_answers | {answered})
+        return replace(state, disguised=bool(data["human"])) if answered == state.dracula else state
     if kind == "night_prepared":
         return replace(state, pending=dict(data))
     if kind == "night_resolved":

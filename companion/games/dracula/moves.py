@@ -193,16 +193,13 @@ def _tell_act(story: DraculaStory, actor: Viewer, args: Args) -> None:
                                  "treasure": treasure})
 
 
-def _dracula_only(state: DraculaState, actor: Viewer) -> Rejection | None:
-    return _awaited(state, actor) if actor.seat == state.dracula else Rejection("nothing_asked_of_you")
-
-
 def _check_disguise(state: DraculaState, actor: Viewer, args: Args) -> Rejection | None:
     return None if isinstance(args.get("human"), bool) else Rejection("bad_arguments", {"detail": "human"})
 
 
 def _tell_disguise(story: DraculaStory, actor: Viewer, args: Args) -> None:
-    story.tell("disguise_chosen", {"human": bool(args["human"])})
+    """Any tortured player answers; only Dracula's answer changes what the torturers learn."""
+    story.tell("disguise_chosen", {"seat": actor.seat, "human": bool(args["human"])})
 
 
 # -- private messages (6.9) --------------------------------------------------------------------------
@@ -349,7 +346,7 @@ MOVES: dict[str, Move[DraculaState, Any]] = {
     "vote": Move(_tell_vote, phases=("day",), whose=_awaited, check=_check_vote),
     "choose_room": Move(_tell_room, phases=NIGHT_ROOM_PHASES, whose=_awaited, check=_check_room),
     "act": Move(_tell_act, phases=("actions",), whose=_awaited, check=_check_act),
-    "disguise": Move(_tell_disguise, phases=("torture",), whose=_dracula_only, check=_check_disguise),
+    "disguise": Move(_tell_disguise, phases=("torture",), whose=_awaited, check=_check_disguise),
     "write": Move(_tell_write, check=_check_write),
     "stance": Move(_tell_stance, phases=("final_choice",), whose=_awaited, check=_check_stance),
     "name_vampire": Move(_tell_name, phases=("final_target",), whose=_awaited, check=_check_name),
