@@ -790,3 +790,12 @@ def test_a_human_map_user_who_lets_the_time_run_out_sleeps_where_he_slept_last_n
     assert state.phase == "actions" and state.timed_out == (1,)
     assert view(state, TABLE)["positions"]["1"] == last
     assert me(state, 1)["used"]["kind"] == "map", "the map is spent all the same"
+
+
+def test_the_host_is_told_who_let_the_last_phase_run_out_and_nobody_once_a_phase_ends_in_time() -> None:
+    state = play(day(1), 1, "ready")
+    state = time_up(state)
+    assert view(state, HOST)["timed_out"] == list(range(2, 14))
+    state = dusk(state)
+    assert state.phase == "dracula"
+    assert view(state, HOST)["timed_out"] == [], "everyone chose a room in time"

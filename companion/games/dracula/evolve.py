@@ -70,7 +70,7 @@ def _phase_begun(state: DraculaState, data: Mapping[str, Any]) -> DraculaState:
     full = data.get("full_us")
     clock = Clock(int(full), int(full), int(data["since_us"])) if full is not None else None
     state = replace(state, phase=data["phase"], night=int(data.get("night", state.night)), step=state.step + 1,
-                    clock=clock)
+                    clock=clock, timed_out=_still_late(state))
     state = _everyone(state, lambda p: replace(p, ready=False))
     if data["phase"] == "day":
         # A new day: last night's rooms are remembered (the default room), tonight's are unknown.
@@ -79,6 +79,11 @@ def _phase_begun(state: DraculaState, data: Mapping[str, Any]) -> DraculaState:
         state = replace(state, ballots=(), tally=None, sanctuary=(), positions=None, tortured=(),
                         torture_answers=frozenset(), disguised=None)
     return state
+
+
+def _still_late(state: DraculaState) -> tuple[int, ...]:
+    """As a phase ends: who let its time run out (the host is told), none if it ended in time."""
+    return state.timed_out if state.timed_out_step == state.step else ()
 
 
 def _clock(state: DraculaState, data: Mapping[str, Any], running: bool) -> DraculaState:
@@ -161,7 +166,7 @@ def _final_resolved(state: DraculaState, data: Mapping[str, Any]) -> DraculaStat
 
 def _round_ended(state: DraculaState, data: Mapping[str, Any]) -> DraculaState:
     state = _everyone(state, lambda p: replace(p, total_halves=p.total_halves + p.halves))
-    return replace(state, phase="round_over", step=state.step + 1, clock=None,
+    return replace(state, phase="round_over", step=state.step + 1, clock=None, timed_out=_still_late(state),
                    rounds_done=(*state.rounds_done, dict(data)))
 
 
@@ -177,7 +182,7 @@ def _apply(state: DraculaState, event: Event) -> DraculaState:
     if kind in ("clock_resumed", "clock_extended", "clock_held"):
         return _clock(state, data, running=(state.clock is not None and state.clock.running) or kind == "clock_resumed")
     if kind == "phase_timed_out":
-        return replace(state, timed_out=tuple(int(s) for s in data["seats"]))
+        return replace(state, timed_out=tuple(int(s) for s in data["seats"]), timed_out_step=state.step)
     if kind == "ready":
         return _player(state, int(data["seat"]), ready=True)
     if kind == "voted":

@@ -188,7 +188,9 @@ class DraculaState(Seated[Player]):
     positions: Mapping[str, Any] | None = None
     """Tonight's rooms once public (D-3), by seat."""
     timed_out: tuple[int, ...] = ()
-    """Who let the last phase's time run out (shown to the host)."""
+    """Who let the last phase's time run out (shown to the host); nobody once a phase ends in time."""
+    timed_out_step: int = -1
+    """The step of the phase `timed_out` is about."""
     final: Mapping[str, Any] | None = None
     """The final phase's outcome (D-F), public."""
     rounds_done: tuple[Mapping[str, Any], ...] = ()
