@@ -61,7 +61,8 @@ def _round_dealt(state: DraculaState, data: Mapping[str, Any]) -> DraculaState:
     return replace(state, round=int(data["round"]), night=1, phase="roles", step=state.step + 1, clock=None,
                    commitment=str(data["commitment"]),
                    salt=str(data["salt"]), ballots=(), tally=None, sanctuary=(), treasure_rooms=(), waltzes=(),
-                   boudoir=frozenset(), tortured_dracula=False, disguised=None, pending=None, room_log={},
+                   boudoir=frozenset(), tortured=(), torture_answers=frozenset(), disguised=None, pending=None,
+                   room_log={},
                    positions=None, timed_out=(), final=None)
 
 
@@ -69,15 +70,20 @@ def _phase_begun(state: DraculaState, data: Mapping[str, Any]) -> DraculaState:
     full = data.get("full_us")
     clock = Clock(int(full), int(full), int(data["since_us"])) if full is not None else None
     state = replace(state, phase=data["phase"], night=int(data.get("night", state.night)), step=state.step + 1,
-                    clock=clock)
+                    clock=clock, timed_out=_still_late(state))
     state = _everyone(state, lambda p: replace(p, ready=False))
     if data["phase"] == "day":
         # A new day: last night's rooms are remembered (the default room), tonight's are unknown.
         state = _everyone(state, lambda p: replace(p, last_room=p.room or p.last_room, room=None, choice=None,
                                                    action=None, used=None))
-        state = replace(state, ballots=(), tally=None, sanctuary=(), positions=None, tortured_dracula=False,
-                        disguised=None)
+        state = replace(state, ballots=(), tally=None, sanctuary=(), positions=None, tortured=(),
+                        torture_answers=frozenset(), disguised=None)
     return state
+
+
+def _still_late(state: DraculaState) -> tuple[int, ...]:
+    """As a phase ends: who let its time run out (the host is told), none if it ended in time."""
+    return state.timed_out if state.timed_out_step == state.step else ()
 
 
 def _clock(state: DraculaState, data: Mapping[str, Any], running: bool) -> DraculaState:
@@ -160,7 +166,7 @@ def _final_resolved(state: DraculaState, data: Mapping[str, Any]) -> DraculaStat
 
 def _round_ended(state: DraculaState, data: Mapping[str, Any]) -> DraculaState:
     state = _everyone(state, lambda p: replace(p, total_halves=p.total_halves + p.halves))
-    return replace(state, phase="round_over", step=state.step + 1, clock=None,
+    return replace(state, phase="round_over", step=state.step + 1, clock=None, timed_out=_still_late(state),
                    rounds_done=(*state.rounds_done, dict(data)))
 
 
@@ -176,7 +182,7 @@ def _apply(state: DraculaState, event: Event) -> DraculaState:
     if kind in ("clock_resumed", "clock_extended", "clock_held"):
         return _clock(state, data, running=(state.clock is not None and state.clock.running) or kind == "clock_resumed")
     if kind == "phase_timed_out":
-        return replace(state, timed_out=tuple(int(s) for s in data["seats"]))
+        return replace(state, timed_out=tuple(int(s) for s in data["seats"]), timed_out_step=state.step)
     if kind == "ready":
         return _player(state, int(data["seat"]), ready=True)
     if kind == "voted":
@@ -195,9 +201,11 @@ def _apply(state: DraculaState, event: Event) -> DraculaState:
     if kind == "action_chosen":
         return _action_chosen(state, data)
     if kind == "torture_asked":
-        return replace(state, tortured_dracula=True)
+        return replace(state, tortured=tuple(int(s) for s in data["seats"]), torture_answers=frozenset())
     if kind == "disguise_chosen":
-        return replace(state, disguised=bool(data["human"]))
+        answered = int(data["seat"])
+        state = replace(state, torture_answers=state.torture_answers | {answered})
+        return replace(state, disguised=bool(data["human"])) if answered == state.dracula else state
     if kind == "night_prepared":
         return replace(state, pending=dict(data))
     if kind == "night_resolved":

@@ -193,16 +193,13 @@ def _tell_act(story: DraculaStory, actor: Viewer, args: Args) -> None:
                                  "treasure": treasure})
 
 
-def _dracula_only(state: DraculaState, actor: Viewer) -> Rejection | None:
-    return _awaited(state, actor) if actor.seat == state.dracula else Rejection("nothing_asked_of_you")
-
-
 def _check_disguise(state: DraculaState, actor: Viewer, args: Args) -> Rejection | None:
     return None if isinstance(args.get("human"), bool) else Rejection("bad_arguments", {"detail": "human"})
 
 
 def _tell_disguise(story: DraculaStory, actor: Viewer, args: Args) -> None:
-    story.tell("disguise_chosen", {"human": bool(args["human"])})
+    """Any tortured player answers; only Dracula's answer changes what the torturers learn."""
+    story.tell("disguise_chosen", {"seat": actor.seat, "human": bool(args["human"])})
 
 
 # -- private messages (6.9) --------------------------------------------------------------------------
@@ -279,6 +276,12 @@ def _clocked(state: DraculaState, actor: Viewer) -> Rejection | None:
     return None if state.clock is not None else Rejection("no_clock_now")
 
 
+def _endable(state: DraculaState, actor: Viewer) -> Rejection | None:
+    """The host ends a phase on the clock, and the role reading too: it has no clock (nobody is
+    rushed to read a role), but a phone that never answers must not hold the whole table."""
+    return None if state.phase == "roles" else _clocked(state, actor)
+
+
 def _running(state: DraculaState, actor: Viewer) -> Rejection | None:
     return None if state.clock is not None and state.clock.running else Rejection("clock_not_running")
 
@@ -350,14 +353,14 @@ MOVES: dict[str, Move[DraculaState, Any]] = {
     "vote": Move(_tell_vote, phases=("day",), whose=_awaited, check=_check_vote),
     "choose_room": Move(_tell_room, phases=NIGHT_ROOM_PHASES, whose=_awaited, check=_check_room),
     "act": Move(_tell_act, phases=("actions",), whose=_awaited, check=_check_act),
-    "disguise": Move(_tell_disguise, phases=("torture",), whose=_dracula_only, check=_check_disguise),
+    "disguise": Move(_tell_disguise, phases=("torture",), whose=_awaited, check=_check_disguise),
     "write": Move(_tell_write, check=_check_write),
     "stance": Move(_tell_stance, phases=("final_choice",), whose=_awaited, check=_check_stance),
     "name_vampire": Move(_tell_name, phases=("final_target",), whose=_awaited, check=_check_name),
     "pause_clock": Move(_tell_pause, by=HOST, refused="host_only", whose=_running),
     "resume_clock": Move(_tell_resume, by=HOST, refused="host_only", whose=_stopped),
     "extend_clock": Move(_tell_extend, by=HOST, refused="host_only", whose=_clocked, check=_check_extend),
-    "end_phase": Move(_tell_end_phase, by=HOST, refused="host_only", whose=_clocked),
+    "end_phase": Move(_tell_end_phase, by=HOST, refused="host_only", whose=_endable),
     "confirm_night": Move(_tell_confirm, phases=("confirm",), by=HOST, refused="host_only"),
     "next_round": Move(_tell_next_round, phases=("round_over",), by=HOST, refused="host_only"),
     "time_up": Move(_tell_end_phase, by=("system",), whose=_running, check=_check_time_up),

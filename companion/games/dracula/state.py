@@ -174,9 +174,13 @@ class DraculaState(Seated[Player]):
     """Last night's boudoir snoopers: one letter each today (D-S2)."""
     letters: tuple[Letter, ...] = ()
     """Every private message of the series, in order."""
-    tortured_dracula: bool = False
-    """Tonight's torture found Dracula: he is asked whether to pass for human (D-S4)."""
+    tortured: tuple[int, ...] = ()
+    """Tonight's tortured players (D-S4), each asked the same question, whether to pass for human:
+    were Dracula asked alone, the pause would tell his torturers who he is. Only his answer counts."""
+    torture_answers: frozenset[int] = frozenset()
+    """The tortured who have answered."""
     disguised: bool | None = None
+    """Dracula's answer, when he is tortured."""
     pending: Mapping[str, Any] | None = None
     """A resolved night awaiting the person GM's confirmation (its outcome, as JSON)."""
     room_log: Mapping[str, Any] = field(default_factory=dict)
@@ -184,7 +188,9 @@ class DraculaState(Seated[Player]):
     positions: Mapping[str, Any] | None = None
     """Tonight's rooms once public (D-3), by seat."""
     timed_out: tuple[int, ...] = ()
-    """Who let the last phase's time run out (shown to the host)."""
+    """Who let the last phase's time run out (shown to the host); nobody once a phase ends in time."""
+    timed_out_step: int = -1
+    """The step of the phase `timed_out` is about."""
     final: Mapping[str, Any] | None = None
     """The final phase's outcome (D-F), public."""
     rounds_done: tuple[Mapping[str, Any], ...] = ()

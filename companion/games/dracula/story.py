@@ -5,7 +5,8 @@ rules' order.
 
 The defaults when time runs out (the start form's phase lengths):
 * day: no vote cast; dusk and the maps: last night's room (the first night: a room drawn at
-  random), no object used; night actions: no action; Dracula tortured: the truth is shown (6.7);
+  random), no object used; night actions: no action; the tortured asked whether to pass for
+  human: the truth is shown (6.7);
   final phase: a human who did not choose neither flees nor fights, a fighter who named nobody
   has named nobody (and fights all the same).
 """
@@ -57,7 +58,7 @@ def owed(state: DraculaState) -> list[int]:
     if phase == "actions":
         return [p.seat for p in state.in_rooms() if p.action is None]
     if phase == "torture":
-        return [state.dracula] if state.disguised is None else []
+        return [s for s in state.tortured if s not in state.torture_answers]
     if phase == "final_choice":
         return [p.seat for p in players if p.alive and not p.vampire and p.stance is None]
     if phase == "final_target":
@@ -107,7 +108,7 @@ class DraculaStory(Story[DraculaState]):
             elif phase == "actions":
                 self.tell("action_chosen", {"seat": seat})
             elif phase == "torture":
-                self.tell("disguise_chosen", {"human": False})
+                self.tell("disguise_chosen", {"seat": seat, "human": False})
             elif phase == "final_choice":
                 self.tell("stance_taken", {"seat": seat, "stance": "none"})
             elif phase == "final_target":
@@ -155,8 +156,11 @@ class DraculaStory(Story[DraculaState]):
 
     def _after_actions(self) -> None:
         state = self.state
-        if state.dracula in night_rules.tortured(self.night()) and state.disguised is None:
-            self.tell("torture_asked", {})
+        victims = night_rules.tortured(self.night())
+        if victims and not state.tortured:
+            # D-S4: Dracula may pass for human. Every tortured player is asked alike, so that the
+            # question, and the table's wait for the answer, says nothing of who is Dracula.
+            self.tell("torture_asked", {"seats": sorted(victims)})
             self.begin("torture")
         else:
             self.resolve()

@@ -11,9 +11,9 @@ rules address it), the rooms a human map user sees early and Dracula sees on nig
 prompt, and the messages one sent or received. A person game master sees it all (the grimoire);
 the companion as game master leaves the host no more than the table.
 
-Every secret shows as a token of its own (`role-01-03-vampire`, numbers of fixed width so no token is
-part of another): the generic leak test looks for it
-in every view sent to anyone else.
+Every secret shows as a token of its own (`role-1-3-vampire`): the generic leak test looks for it
+in every view sent to anyone else. A token never ends with a seat or a number, so none is a part
+of another (seat 1's `choice-1-3-1-dusk` is not in seat 10's `choice-1-3-10-dusk`).
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ PUBLIC_ROLES = ("final_choice", "final_target", "round_over", "over")
 """D-F1: from the final phase everyone knows who is a vampire (not who is Dracula)."""
 ANSWERS_SHOWN = ("roles", "day", "dusk", "actions", "dawn", "final_choice", "final_target")
 """Phases in which the table sees who has answered. Not the human maps' step (who is waited on
-would say who is a human with a map) nor Dracula's (night 1, torture): whose answer the game
-awaits there is itself the secret."""
+would say who is a human with a map), nor Dracula's on night 1, nor the torture's (who is
+tortured): whose answer the game awaits there is itself the secret."""
 
 
 def _role(p: Player) -> str:
@@ -49,7 +49,7 @@ def role_token(state: DraculaState, p: Player) -> str:
 
 
 def dracula_token(state: DraculaState) -> str:
-    return f"dracula-{state.round:02d}-{state.dracula:02d}"
+    return f"dracula-{state.round}-{state.dracula}-is-dracula"
 
 
 def object_token(state: DraculaState, p: Player) -> str:
@@ -61,27 +61,27 @@ def room_token(state: DraculaState, seat: int, room: str | None) -> str:
 
 
 def choice_token(state: DraculaState, seat: int) -> str:
-    return f"choice-{state.round:02d}-{state.night}-{seat:02d}"
+    return f"choice-{state.round}-{state.night}-{seat}-dusk"
 
 
 def action_token(state: DraculaState, seat: int) -> str:
-    return f"action-{state.round:02d}-{state.night}-{seat:02d}"
+    return f"action-{state.round}-{state.night}-{seat}-night"
 
 
 def news_token(state: DraculaState, seat: int, index: int) -> str:
-    return f"news-{state.round:02d}-{state.night}-{seat:02d}-{index:02d}"
+    return f"news-{state.round}-{state.night}-{seat}-{index}-notice"
 
 
 def named_token(state: DraculaState, seat: int) -> str:
-    return f"named-{state.round:02d}-{seat:02d}"
+    return f"named-{state.round}-{seat}-burn"
 
 
 def letter_token(number: int) -> str:
-    return f"letter-{number:05d}"
+    return f"letter-{number}-sealed"
 
 
-def torture_token(state: DraculaState) -> str:
-    return f"torture-{state.round:02d}-{state.night}"
+def torture_token(state: DraculaState, seat: int) -> str:
+    return f"torture-{state.round}-{state.night}-{seat}-asked"
 
 
 def _answered(state: DraculaState, p: Player, waiting: list[int]) -> bool | None:
@@ -199,8 +199,8 @@ def sheet(state: DraculaState, p: Player) -> dict[str, Any]:
         me["sight"] = _sight(state, night_rules.map_sight(_rooms(state), human_map_users(state), p.seat))
     if state.phase == "dracula" and p.dracula:
         me["sight"] = _sight(state, {o.seat: o.room for o in state.players if o.seat != p.seat})
-    if state.phase == "torture" and p.dracula:
-        me["torture"] = {"token": torture_token(state)}
+    if state.phase == "torture" and p.seat in state.tortured:
+        me["torture"] = {"token": torture_token(state, p.seat)}
     if state.phase == "actions" and p.seat not in state.sanctuary:
         me["choices"] = _action_choices(state, p)
     return me
@@ -261,6 +261,7 @@ def grimoire(state: DraculaState) -> dict[str, Any]:
         "letters": _letters_of(state, None),
         "pending": dict(state.pending) if state.pending else None,
         "room_log": dict(state.room_log),
+        "tortured": list(state.tortured),
         "disguised": state.disguised,
     }
 
@@ -313,7 +314,8 @@ def secrets(state: DraculaState) -> list[Secret]:
         hidden.append(Secret(dracula_token(state), _only(state.dracula, state=state), "who is Dracula"))
         hidden.append(Secret(state.salt, _only(state=state, gm=False), "the Dracula seal's salt"))
     if state.phase == "torture":
-        hidden.append(Secret(torture_token(state), _only(state.dracula, state=state), "Dracula is tortured"))
+        hidden += [Secret(torture_token(state, s), _only(s, state=state), f"seat {s} is tortured")
+                   for s in state.tortured]
     for x in state.letters:
         hidden.append(Secret(letter_token(x.number), _only(x.sender, x.recipient, state=state), f"letter {x.number}"))
         hidden.append(Secret(x.text, _only(x.sender, x.recipient, state=state), f"letter {x.number}'s text"))
@@ -361,6 +363,8 @@ def _host_actions(state: DraculaState) -> list[Command]:
         return [Command("confirm_night")]
     if state.phase == "round_over":
         return [Command("next_round")]
+    if state.phase == "roles":
+        return [Command("end_phase")]
     if state.clock is None:
         return []
     return [Command("resume_clock" if state.paused() else "pause_clock"), Command("extend_clock", {"seconds": 60}),
@@ -411,8 +415,8 @@ _WORDS = {
         "room_settled": "seat {seat} settled a room",
         "positions_posted": "the positions are posted",
         "action_chosen": "seat {seat} chose an action",
-        "torture_asked": "Dracula is asked whether to pass for human",
-        "disguise_chosen": "Dracula answered",
+        "torture_asked": "the tortured are asked whether to pass for human",
+        "disguise_chosen": "seat {seat} answered the torturers",
         "night_prepared": "night {night} resolved, for the game master to confirm",
         "night_resolved": "night {night} is over",
         "objects_dealt": "the objects are handed out",
@@ -437,8 +441,8 @@ _WORDS = {
         "room_settled": "la place {seat} a fixé sa salle",
         "positions_posted": "les positions sont publiées",
         "action_chosen": "la place {seat} a choisi une action",
-        "torture_asked": "on demande à Dracula s'il se fait passer pour humain",
-        "disguise_chosen": "Dracula a répondu",
+        "torture_asked": "on demande aux torturés s'ils se font passer pour humains",
+        "disguise_chosen": "la place {seat} a répondu aux tortionnaires",
         "night_prepared": "nuit {night} résolue, à confirmer par le maître du jeu",
         "night_resolved": "la nuit {night} est finie",
         "objects_dealt": "les objets sont distribués",
