@@ -220,6 +220,17 @@ class Arena:
         assert response.status_code == 200, response.get_json()
         caller.client = fresh
 
+    def fill_seats(self) -> None:
+        """A game for more players than the phones here (Dracula) has its other seats named, as a
+        host names the players of a table without phones."""
+        table = self.service.table
+        wanted = GAMES[self.game].min_seats
+        if table.state.seat_count < wanted:
+            table.handle(HOST, Command("set_seat_count", {"count": wanted}))
+        for info in table.state.seats():
+            if info.number <= wanted and not info.name:
+                table.handle(HOST, Command("name_seat", {"seat": info.number, "name": f"P{info.number}"}))
+
     def ready(self) -> None:
         """The game is running and the phones are seated (a fuzzed end_game or leave may have undone it)."""
         for caller in self.callers.values():
@@ -230,6 +241,7 @@ class Arena:
             if run is not None and not run.ended:
                 self.service.table.handle(HOST, Command("end_game"))
             self.service.table.handle(HOST, Command("resume"))
+            self.fill_seats()
             outcome = self.service.table.handle(HOST, Command("start_game", {"game": self.game}))
             assert outcome.ok, outcome.rejection
 
