@@ -189,3 +189,102 @@ def test_a_humans_and_a_vampires_night_screens_are_the_same_and_send_the_same_re
     for phone in scene.phones:
         assert phone.page.evaluate("() => window.__buzz") == [], f"{phone.name} made a sound or vibrated"
         assert not phone.errors, phone.errors
+
+
+def text_of(phone: Screen) -> str:
+    return str(phone.page.evaluate("() => document.body.innerText"))
+
+
+def shown_while_held(phone: Screen, peek: str, words: list[str]) -> None:
+    """`words` are nowhere on the page until the control `peek` is held, then shown, then gone."""
+    assert not [w for w in words if w in text_of(phone)], f"{phone.name} shows {words} before {peek} is held"
+    with holding(phone, peek):
+        phone.page.locator(f"#peek-{peek}:not([hidden])").wait_for()
+        assert [w for w in words if w in text_of(phone)] == words, f"{phone.name} holding {peek}: {text_of(phone)!r}"
+    phone.page.locator(f"#peek-{peek}[hidden]").wait_for(state="attached")
+    assert not [w for w in words if w in text_of(phone)], f"{phone.name} still shows {words} after release"
+
+
+@pytest.mark.slow
+def test_the_news_the_vote_the_letters_and_the_person_gms_console(scene: Scene, artifacts: Path) -> None:
+    start(scene, gm="person")
+    host = scene.host
+    sheets = {phone.seat: own_view(phone)["me"] for phone in scene.phones}
+    dracula = next(p for p in scene.phones if sheets[p.seat]["dracula"])
+    humans = [p for p in scene.phones if p is not dracula]
+    bitten, human = humans[0], humans[1]
+    shown_while_held(human, "private", ["Your role: human."])
+    shown_while_held(dracula, "private", ["Your role: vampire.", "You are Dracula"])
+
+    phase(scene, "roles")
+    everyone_ready(scene, scene.phones)
+    phase(scene, "day", 1)
+    everyone_ready(scene, scene.phones)
+    phase(scene, "dusk", 1)
+    for phone in scene.phones:
+        tap(phone, ".d-room[data-room='jails']")
+        send(phone, "#dracula-send-room")
+    phase(scene, "dracula", 1)
+    for phone in scene.phones:
+        send(phone, "#dracula-send-room")
+    phase(scene, "actions", 1)
+    tap(dracula, "[data-kind='bite']")
+    tap(dracula, f"[data-for='bite'][data-seat='{bitten.seat}']")
+    send(dracula, "#dracula-send-action")
+    for phone in humans:
+        tap(phone, "[data-kind='treasure']")
+        send(phone, "#dracula-send-action")
+
+    # The person game master sees the night before anyone is told, and confirms it.
+    phase(scene, "confirm", 1)
+    host.page.locator("#dracula-pending").wait_for()
+    grimoire = host.page.locator("#dracula-grimoire").inner_text()
+    assert f"bites {bitten.page.locator('#who strong').inner_text()}" in grimoire, grimoire
+    assert "Become vampires:" in grimoire
+    shoot(host, artifacts / "dracula-host-confirm.png")
+    assert "You were bitten" not in text_of(bitten), "nobody is told before the game master confirms"
+    host.page.locator("#dracula-confirm_night").click()
+
+    phase(scene, "dawn", 1)
+    shown_while_held(bitten, "dracula-news", ["You were bitten tonight.", "You have become a vampire."])
+    shown_while_held(human, "dracula-news", ["Nothing to tell you about tonight."])
+    with holding(bitten, "dracula-news"):
+        shoot(bitten, artifacts / "dracula-phone-dawn-news.png")
+    everyone_ready(scene, scene.phones)
+
+    # Day 2: the sanctuary vote, and a vampire's letter to a human.
+    pic = phase(scene, "day", 2)
+    assert pic["vote_today"]
+    human.page.locator(f"#dracula-screen .d-candidate[data-seat='{dracula.seat}']").click()
+    human.page.locator("#dracula-screen .d-wait", has_text="Your vote:").wait_for()
+    for phone in scene.phones:
+        phone.page.locator("#dracula-screen .d-ballots li").first.wait_for()
+    shoot(human, artifacts / "dracula-phone-day-vote.png")
+
+    secret = "Meet me in the ballroom"
+    dracula.page.locator("#dracula-messages summary").click()
+    dracula.page.select_option("#dracula-to", f"{human.seat}:message")
+    dracula.page.locator("#dracula-text").fill(secret)
+    dracula.page.locator("#dracula-send-letter").click()
+    dracula.page.wait_for_function("() => document.getElementById('dracula-text').value === ''")
+    human.page.wait_for_function("() => fetch('/api/view?as=me').then((r) => r.json())"
+                                 ".then((v) => v.game.view.me.letters.length === 1)")
+    human.page.locator("#dracula-messages summary").click()
+    assert human.page.locator("#dracula-write").count() == 0, "a human may not write by day"
+    shown_while_held(human, "dracula-letters", [secret])
+    with holding(human, "dracula-letters"):
+        shoot(human, artifacts / "dracula-phone-inbox.png")
+    assert secret not in text_of(bitten), "a letter shows on its recipient's phone only"
+
+    # The host runs the clock: paused on every phone, then running again.
+    host.page.locator("#dracula-pause_clock").click()
+    for phone in scene.phones:
+        phone.page.locator(".d-paused").wait_for()
+    shoot(host, artifacts / "dracula-host-day.png")
+    host.page.locator("#dracula-resume_clock").click()
+    for phone in scene.phones:
+        phone.page.locator("#dracula-status .timer").wait_for()
+    for phone in scene.phones:
+        assert phone.page.evaluate("() => window.__buzz") == [], f"{phone.name} made a sound or vibrated"
+        assert not phone.errors, phone.errors
+    assert not host.errors, host.errors
