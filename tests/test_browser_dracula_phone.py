@@ -152,7 +152,7 @@ def test_a_humans_and_a_vampires_night_screens_are_the_same_and_send_the_same_re
             with holding(dracula, "dracula-sight"):
                 dracula.page.locator(".d-sight li").first.wait_for()
                 assert dracula.page.locator(".d-sight li").count() == len(scene.phones) - 1
-                shoot(dracula, artifacts / "dracula-phone-night-1-sight.png")
+                dracula.page.screenshot(path=str(artifacts / "dracula-phone-night-1-sight.png"))
             with holding(human, "dracula-sight"):
                 human.page.locator("#peek-dracula-sight p").wait_for()
                 assert human.page.locator(".d-sight li").count() == 0, "a human sees nobody's room early"
@@ -249,7 +249,7 @@ def test_the_news_the_vote_the_letters_and_the_person_gms_console(scene: Scene, 
     shown_while_held(bitten, "dracula-news", ["You were bitten tonight.", "You have become a vampire."])
     shown_while_held(human, "dracula-news", ["Nothing to tell you about tonight."])
     with holding(bitten, "dracula-news"):
-        shoot(bitten, artifacts / "dracula-phone-dawn-news.png")
+        bitten.page.screenshot(path=str(artifacts / "dracula-phone-dawn-news.png"))
     everyone_ready(scene, scene.phones)
 
     # Day 2: the sanctuary vote, and a vampire's letter to a human.
@@ -273,7 +273,7 @@ def test_the_news_the_vote_the_letters_and_the_person_gms_console(scene: Scene, 
     assert human.page.locator("#dracula-write").count() == 0, "a human may not write by day"
     shown_while_held(human, "dracula-letters", [secret])
     with holding(human, "dracula-letters"):
-        shoot(human, artifacts / "dracula-phone-inbox.png")
+        human.page.screenshot(path=str(artifacts / "dracula-phone-inbox.png"))
     assert secret not in text_of(bitten), "a letter shows on its recipient's phone only"
 
     # The host runs the clock: paused on every phone, then running again.
