@@ -10,13 +10,18 @@ vibrates. Then the day's vote, a vampire's letter in a human's inbox, and the ho
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import Error as PlaywrightError
 
+from companion.games.base import seat as seat_viewer
+from companion.games.dracula import DRACULA
 from tests.support.browser import PHONE_SIZE, Scene, Screen, holding, shoot
+from tests.support.dracula_play import play_series
+from tests.test_browser_phone import action_list, draw_seat_view
 
 pytestmark = pytest.mark.browser
 
@@ -288,3 +293,40 @@ def test_the_news_the_vote_the_letters_and_the_person_gms_console(scene: Scene, 
         assert phone.page.evaluate("() => window.__buzz") == [], f"{phone.name} made a sound or vibrated"
         assert not phone.errors, phone.errors
     assert not host.errors, host.errors
+
+
+def first_night_check(players: int = 4) -> Any:
+    """A series on the pure rules at the first night's room check, with Dracula's dusk room made
+    one where nobody else is (his own choice would leave him nobody to bite)."""
+    found: list[Any] = []
+
+    def keep(_before: Any, state: Any, _event: Any) -> None:
+        if state.phase == "dracula" and not found:
+            found.append(state)
+    play_series(players, 0, watch=keep, patience=0.0)
+    state = found[0]
+    moved = tuple(replace(p, room="boudoir" if p.dracula else "ballroom") for p in state.players)
+    return replace(state, players=moved)
+
+
+def test_draculas_first_night_room_check_looks_like_everyones_even_with_nobody_to_bite(scene: Scene) -> None:
+    state = first_night_check()
+    phone = scene.phones[0]
+    phone.page.set_viewport_size(PHONE_SIZE)
+    shapes = {}
+    for p in (state.player(state.dracula), next(p for p in state.players if not p.vampire)):
+        viewer = seat_viewer(p.seat)
+        actions = action_list(DRACULA, state, viewer)
+        assert any(a["name"] == "choose_room" and not a["allowed"] for a in actions)
+        draw_seat_view(phone, DRACULA.id, DRACULA.view(state, viewer), p.seat, actions)
+        phone.page.locator("#dracula-screen #dracula-send-room").wait_for()
+        shapes["dracula" if p.dracula else "human"] = screen_shape(phone)
+    assert shapes["dracula"] == shapes["human"], shapes
+    # Dracula taps it: told why, on his phone, and nothing is sent.
+    phone.page.locator("#dracula-screen #dracula-send-room").click()
+    phone.page.locator("#error:not([hidden])").wait_for()
+    draw_seat_view(phone, DRACULA.id, DRACULA.view(state, seat_viewer(state.dracula)), state.dracula,
+                   action_list(DRACULA, state, seat_viewer(state.dracula)))
+    phone.page.locator("#dracula-screen .d-room[data-room='ballroom']").click()
+    assert phone.page.locator("#dracula-screen #dracula-send-room").is_enabled(), "a room with someone to bite"
+    assert not phone.errors, phone.errors

@@ -98,9 +98,16 @@
   }
 
   // The one request of a screen. `problem`: why not (a reason {code, params}, or a ui sentence).
+  // Until its player touches the screen it looks the same on every phone: a refusal of what the
+  // screen proposes at first (Dracula's own room on the first night, with nobody to bite) is said
+  // when the button is tapped, not greyed out for a neighbour to see.
   let reasons = 0;
   function confirm(name, args, label, problem, id) {
     const text = !problem ? "" : typeof problem === "string" ? problem : C.reasonText(problem);
+    if (text && !Object.keys(picks).length) {
+      return el("div", { class: "d-confirm" }, el("button", { type: "button", class: "primary", id, "data-name": name,
+        "data-args": JSON.stringify(args), onclick: () => C.showError(text) }, label));
+    }
     const reasonId = text ? `d-why-${++reasons}` : null;
     return el("div", { class: "d-confirm" },
       el("button", { type: "button", class: "primary", id, disabled: !!problem, "data-name": name,
