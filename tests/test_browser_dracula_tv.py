@@ -87,14 +87,14 @@ def check_day_vote(table: MidGame, tvs: dict[str, Page], artifacts: Path) -> Non
     """The votes arrive on the TV as they are cast, each under its candidate with its voter; four
     candidates with a vote each, cast within the phones' uncertainty, tie for the three places."""
     g = game_view(table)
-    voters = [p["seat"] for p in g["players"] if p["answered"] is False]
-    candidates = [c for c in g["eligible"]][:4]
+    voters = [p["seat"] for p in g["players"] if p["answered"] is False][::-1]
+    candidates = [c for c in g["eligible"] if c not in voters[:4]][:4]
     assert len(voters) >= 5 and len(candidates) == 4, g
     vote_fast(table, [(voters[0], candidates[0])])
     started = time.monotonic()
     for page in tvs.values():
         page.wait_for_function("(c) => { const n = document.querySelector("
-                               "`#dracula-votes .d-candidate[data-seat='${c}']`);"
+                               "`#dracula-votes .dt-candidate[data-seat='${c}']`);"
                                " return n && n.dataset.votes === '1'; }",
                                arg=candidates[0], timeout=5000)
     assert (time.monotonic() - started) * 1000 < SHOW_WITHIN_MS * 3, "the vote took too long to show"
@@ -105,10 +105,10 @@ def check_day_vote(table: MidGame, tvs: dict[str, Page], artifacts: Path) -> Non
     position = table.table_view()["position"]
     for page in tvs.values():
         showing(page, "day", position)
-        shown = {int(c["seat"]): int(c["votes"]) for c in seen(page, "#dracula-votes .d-candidate")}
+        shown = {int(c["seat"]): int(c["votes"]) for c in seen(page, "#dracula-votes .dt-candidate")}
         assert all(shown[c] == 1 for c in candidates), shown
         assert page.locator("#dracula-votes").get_attribute("data-ballots") == "4"
-        voters_line = page.locator(f"#dracula-votes .d-candidate[data-seat='{candidates[3]}'] .d-voters").inner_text()
+        voters_line = page.locator(f"#dracula-votes .dt-candidate[data-seat='{candidates[3]}'] .dt-voters").inner_text()
         assert name[voters[3]] in voters_line
     shoot_both(tvs, artifacts, "day-vote")
 
@@ -135,7 +135,7 @@ def check_positions(table: MidGame, tvs: dict[str, Page]) -> None:
     for page in tvs.values():
         for room in g["rooms"]:
             seats = sorted(int(s) for s, r in g["positions"].items() if r == room)
-            shown = sorted(int(x["seat"]) for x in seen(page, f"#dracula-positions .d-room[data-room='{room}'] li"))
+            shown = sorted(int(x["seat"]) for x in seen(page, f"#dracula-positions .dt-room[data-room='{room}'] li"))
             assert shown == seats, (room, shown, seats)
 
 
@@ -164,7 +164,7 @@ def check_podium(table: MidGame, tvs: dict[str, Page]) -> None:
     best = max(totals.values())
     first = sorted(s for s, t in totals.items() if t == best)
     for page in tvs.values():
-        step = page.locator("#dracula-podium .d-step").first
+        step = page.locator("#dracula-podium .dt-step").first
         assert step.get_attribute("data-place") == "1"
         assert step.get_attribute("data-seats") == ",".join(str(s) for s in first), "equal totals share the place"
         rounds = [int(x["round"]) for x in seen(page, "#dracula-draculas li")]
@@ -191,12 +191,12 @@ def test_the_tv_shows_the_forum_through_a_series(tvs: dict[str, Page], tmp_path:
                 # Held up for the game master (or Dracula's answer): one screen, no clock.
                 assert clock.count() == 0
                 assert "resolved" in tvs["en"].locator("#dracula-phase").inner_text() + \
-                    tvs["en"].locator(".d-what").inner_text()
+                    tvs["en"].locator(".dt-what").inner_text()
             elif g["clock"] is not None:
                 assert clock.count() == 1
             answered = [p for p in g["players"] if p["answered"] is not None]
             if answered:
-                marks = {int(x["seat"]): x["answered"] for x in seen(tvs["en"], "#dracula-players .d-player")}
+                marks = {int(x["seat"]): x["answered"] for x in seen(tvs["en"], "#dracula-players .dt-player")}
                 assert all(marks[p["seat"]] == str(p["answered"]).lower() for p in answered)
             if stop == "day_vote":
                 check_day_vote(table, tvs, artifacts)

@@ -51,10 +51,23 @@
   }
   const phaseName = (phase) => ui[`dracula_tv_phase_${phase}`] || phase;
 
-  function happeningText(g, h) {
+  // The night each happening belongs to, newest first: a new day's start names its night, the
+  // ones before it belong to the night before; before a round's deal, to an earlier round (none).
+  function nightsOf(g) {
+    const nights = new Map();
+    let night = g.night;
+    for (const h of g.happenings) {
+      if (h.kind === "phase_begun" && h.night) { nights.set(h, h.night); night = h.night - 1; continue; }
+      nights.set(h, night);
+      if (h.kind === "round_dealt") night = null;
+    }
+    return nights;
+  }
+
+  function happeningText(g, h, night = nightsOf(g).get(h)) {
     switch (h.kind) {
       case "round_dealt": return fill(ui.dracula_tv_h_round_dealt, { round: h.round, seal: short(h.commitment) });
-      case "phase_begun": return h.night ? fill(ui.dracula_tv_h_phase_night, { phase: phaseName(h.phase), n: h.night })
+      case "phase_begun": return night ? fill(ui[`dracula_tv_hp_${h.phase}`] || phaseName(h.phase), { n: night })
         : phaseName(h.phase);
       case "voted": return fill(ui.dracula_tv_h_voted, { voter: nameOf(g, h.voter), candidate: nameOf(g, h.candidate) });
       case "sanctuary_chosen": return h.chosen && h.chosen.length
@@ -90,23 +103,23 @@
     const full = Number(box.dataset.fullUs);
     const left = C.clock ? C.clock.leftUs(since, ends) : ends - since;
     const text = clockText(left);
-    const time = box.querySelector(".d-time");
+    const time = box.querySelector(".dt-time");
     if (time.textContent !== text) time.textContent = text;
     box.classList.toggle("low", left <= 10e6);
-    box.querySelector(".d-bar > span").style.transform = `scaleX(${Math.min(1, Math.max(0, left / full)).toFixed(3)})`;
+    box.querySelector(".dt-bar > span").style.transform = `scaleX(${Math.min(1, Math.max(0, left / full)).toFixed(3)})`;
   }
-  setInterval(() => document.querySelectorAll(".d-clock[data-ends-us]").forEach(tick), 250);
+  setInterval(() => document.querySelectorAll(".dt-clock[data-ends-us]").forEach(tick), 250);
 
   function clock(g) {
     const c = g.clock;
     if (!c || NIGHT_STEPS.includes(g.phase)) return null;
     const running = c.running && c.ends_us !== null;
-    const box = el("div", { class: `d-clock${running ? "" : " paused"}`, id: "dracula-clock", role: "timer", "aria-live": "off",
+    const box = el("div", { class: `dt-clock${running ? "" : " paused"}`, id: "dracula-clock", role: "timer", "aria-live": "off",
       "data-since-us": running ? String(c.since_us) : null, "data-ends-us": running ? String(c.ends_us) : null,
       "data-full-us": String(c.full_us) },
-    el("span", { class: "d-time" }, clockText(c.left_us)),
-    running ? null : el("span", { class: "d-paused" }, ui.dracula_tv_paused),
-    el("span", { class: "d-bar", "aria-hidden": "true" },
+    el("span", { class: "dt-time" }, clockText(c.left_us)),
+    running ? null : el("span", { class: "dt-paused" }, ui.dracula_tv_paused),
+    el("span", { class: "dt-bar", "aria-hidden": "true" },
       el("span", { style: `transform: scaleX(${(c.full_us ? c.left_us / c.full_us : 0).toFixed(3)})` })));
     if (running) tick(box);
     return box;
@@ -117,21 +130,21 @@
     const asked = g.players.filter((p) => p.answered !== null && p.answered !== undefined);
     if (!asked.length) return null;
     const done = asked.filter((p) => p.answered).length;
-    return el("span", { class: "d-answered", id: "dracula-answered", "data-done": String(done), "data-asked": String(asked.length) },
+    return el("span", { class: "dt-answered", id: "dracula-answered", "data-done": String(done), "data-asked": String(asked.length) },
       fill(ui.dracula_tv_answered, { n: done, of: asked.length }));
   }
 
   function head(g) {
     const [title, what] = phaseWords(g);
     const last = lastHappening(g);
-    return el("div", { class: "d-head" },
-      el("div", { class: "d-now", role: "status" },
-        el("p", { class: "d-title" }, el("strong", { id: "dracula-phase", "data-phase": g.phase }, title),
-          g.phase === "over" ? null : el("span", { class: "d-round" }, fill(ui.dracula_tv_round, { round: g.round, rounds: g.rounds })),
-          g.commitment && g.phase !== "over" ? el("span", { class: "d-seal", id: "dracula-seal", title: g.commitment },
+    return el("div", { class: "dt-head" },
+      el("div", { class: "dt-now", role: "status" },
+        el("p", { class: "dt-title" }, el("strong", { id: "dracula-phase", "data-phase": g.phase }, title),
+          g.phase === "over" ? null : el("span", { class: "dt-round" }, fill(ui.dracula_tv_round, { round: g.round, rounds: g.rounds })),
+          g.commitment && g.phase !== "over" ? el("span", { class: "dt-seal", id: "dracula-seal", title: g.commitment },
             fill(ui.dracula_tv_seal, { seal: short(g.commitment) })) : null),
-        what ? el("p", { class: "d-what" }, what, " ", answeredLine(g)) : null,
-        last ? el("p", { class: "last-action d-last", id: "dracula-last" }, happeningText(g, last)) : null),
+        what ? el("p", { class: "dt-what" }, what, " ", answeredLine(g)) : null,
+        last ? el("p", { class: "last-action dt-last", id: "dracula-last" }, happeningText(g, last)) : null),
       clock(g));
   }
 
@@ -143,17 +156,17 @@
     const burned = (final.burned || []).includes(p.seat);
     const mark = p.answered === true ? "✓" : p.answered === false ? "…" : "";
     const state = p.answered === true ? "answered" : p.answered === false ? "waiting" : "idle";
-    return el("li", { class: `d-player ${state}${p.alive ? "" : " dead"}${p.role ? ` ${p.role}` : ""}`, "data-seat": String(p.seat),
+    return el("li", { class: `dt-player ${state}${p.alive ? "" : " dead"}${p.role ? ` ${p.role}` : ""}`, "data-seat": String(p.seat),
       "data-answered": String(p.answered), "data-role": p.role || null },
-    el("span", { class: "d-mark", role: mark ? "img" : null, "aria-label": mark ? ui[`dracula_tv_mark_${state}`] : null }, mark),
-    el("span", { class: "d-name" }, p.name || nameOf(g, p.seat)),
-    p.in_sanctuary ? el("span", { class: "d-tag sanctuary" }, ui.dracula_tv_in_sanctuary) : null,
-    burned ? el("span", { class: "d-tag burned" }, ui.dracula_tv_burned) : null,
-    p.alive ? null : el("span", { class: "d-tag dead" }, ui.dracula_tv_dead),
-    g.rounds_done.length ? el("span", { class: "d-total" }, points(p.total)) : null);
+    el("span", { class: "dt-mark", role: mark ? "img" : null, "aria-label": mark ? ui[`dracula_tv_mark_${state}`] : null }, mark),
+    el("span", { class: "dt-name" }, p.name || nameOf(g, p.seat)),
+    p.in_sanctuary ? el("span", { class: "dt-tag sanctuary" }, ui.dracula_tv_in_sanctuary) : null,
+    burned ? el("span", { class: "dt-tag burned" }, ui.dracula_tv_burned) : null,
+    p.alive ? null : el("span", { class: "dt-tag dead" }, ui.dracula_tv_dead),
+    g.rounds_done.length ? el("span", { class: "dt-total" }, points(p.total)) : null);
   }
   function playersList(g) {
-    return el("section", { class: "d-players", id: "dracula-players", "aria-label": ui.dracula_tv_players },
+    return el("section", { class: "dt-players", id: "dracula-players", "aria-label": ui.dracula_tv_players },
       el("ul", {}, g.players.map((p) => playerRow(g, p))));
   }
 
@@ -164,17 +177,17 @@
     const shown = [...g.eligible, ...[...voted].filter((c) => !g.eligible.includes(c))];
     const count = (seat) => g.ballots.filter((b) => b.candidate === seat).length;
     shown.sort((a, b) => count(b) - count(a) || a - b);
-    return el("section", { class: "d-votes", id: "dracula-votes", "data-ballots": String(g.ballots.length) },
+    return el("section", { class: "dt-votes", id: "dracula-votes", "data-ballots": String(g.ballots.length) },
       el("h3", {}, fill(ui.dracula_tv_votes_title, { n: g.ballots.length, capacity: g.capacity })),
-      el("ul", { class: "d-candidates" }, shown.map((seat) => {
+      el("ul", { class: "dt-candidates" }, shown.map((seat) => {
         const from = g.ballots.filter((b) => b.candidate === seat);
-        return el("li", { class: `d-candidate${from.length ? " voted" : ""}${last && last.candidate === seat ? " latest" : ""}`,
+        return el("li", { class: `dt-candidate${from.length ? " voted" : ""}${last && last.candidate === seat ? " latest" : ""}`,
           "data-seat": String(seat), "data-votes": String(from.length) },
-        el("span", { class: "d-name" }, nameOf(g, seat)),
-        el("strong", { class: "d-count" }, String(from.length)),
-        from.length ? el("span", { class: "d-voters" }, names(g, from.map((b) => b.voter))) : null);
+        el("span", { class: "dt-name" }, nameOf(g, seat)),
+        el("strong", { class: "dt-count" }, String(from.length)),
+        from.length ? el("span", { class: "dt-voters" }, names(g, from.map((b) => b.voter))) : null);
       })),
-      last ? el("p", { class: "d-latest", id: "dracula-latest-vote" },
+      last ? el("p", { class: "dt-latest", id: "dracula-latest-vote" },
         fill(ui.dracula_tv_latest_vote, { voter: nameOf(g, last.voter), candidate: nameOf(g, last.candidate) })) : null);
   }
 
@@ -188,15 +201,15 @@
         : r.drawn ? ui.dracula_tv_drawn : "";
       return el("tr", { class: `${r.chosen ? "chosen" : ""}${r.drawn ? " drawn" : ""}`, "data-seat": String(r.candidate),
         "data-drawn": String(!!r.drawn) },
-      el("td", { class: "d-place" }, String(r.place)),
-      el("td", { class: "d-name" }, nameOf(g, r.candidate), r.chosen ? el("span", { class: "d-in" }, ` ${ui.dracula_tv_stays}`) : null),
-      el("td", { class: "d-num" }, fill(ui.dracula_tv_votes_n, { n: r.votes })),
-      el("td", { class: "d-num d-time-at" }, fill(ui.dracula_tv_reached, { s: seconds(r.reached_us - first), ms: millis(r.uncertainty_us) })),
-      el("td", { class: "d-tie" }, tie));
+      el("td", { class: "dt-place" }, String(r.place)),
+      el("td", { class: "dt-name" }, nameOf(g, r.candidate), r.chosen ? el("span", { class: "dt-in" }, ` ${ui.dracula_tv_stays}`) : null),
+      el("td", { class: "dt-num" }, fill(ui.dracula_tv_votes_n, { n: r.votes })),
+      el("td", { class: "dt-num dt-time-at" }, fill(ui.dracula_tv_reached, { s: seconds(r.reached_us - first), ms: millis(r.uncertainty_us) })),
+      el("td", { class: "dt-tie" }, tie));
     });
-    return el("section", { class: "d-tally", id: "dracula-tally" },
+    return el("section", { class: "dt-tally", id: "dracula-tally" },
       el("h3", {}, t.chosen.length ? fill(ui.dracula_tv_sanctuary, { names: names(g, t.chosen) }) : ui.dracula_tv_sanctuary_empty),
-      rows.length ? el("div", { class: "d-table-box", "data-fit-box": "" },
+      rows.length ? el("div", { class: "dt-table-box", "data-fit-box": "" },
         el("table", {}, el("thead", {}, el("tr", {},
           el("th", {}, "#"), el("th", {}, ui.dracula_tv_col_name), el("th", {}, ui.dracula_tv_col_votes),
           el("th", {}, ui.dracula_tv_col_reached), el("th", {}, ui.dracula_tv_col_tie))),
@@ -208,21 +221,21 @@
   function treasure(g) {
     if (!g.treasure_rooms.length || !(TREASURE_FOR.includes(g.phase) || g.phase === "dawn")) return null;
     const template = g.phase === "dawn" ? ui.dracula_tv_treasure_next : ui.dracula_tv_treasure_tonight;
-    return el("p", { class: "d-treasure", id: "dracula-treasure" }, fill(template, { rooms: rooms(g.treasure_rooms) }));
+    return el("p", { class: "dt-treasure", id: "dracula-treasure" }, fill(template, { rooms: rooms(g.treasure_rooms) }));
   }
 
   function positions(g) {
     if (!g.positions) return null;
     const marked = TREASURE_FOR.includes(g.phase) ? g.treasure_rooms : [];
     const inRoom = (room) => Object.keys(g.positions).filter((s) => g.positions[s] === room).map(Number);
-    const box = (room, seats, cls) => el("li", { class: `d-room ${cls}${marked.includes(room) ? " treasure" : ""}`, "data-room": room,
+    const box = (room, seats, cls) => el("li", { class: `dt-room ${cls}${marked.includes(room) ? " treasure" : ""}`, "data-room": room,
       "data-count": String(seats.length) },
     el("h4", {}, cls === "sanctuary" ? ui.dracula_tv_room_sanctuary : roomName(room),
-      marked.includes(room) ? el("span", { class: "d-tag treasure" }, ui.dracula_tv_treasure_mark) : null),
+      marked.includes(room) ? el("span", { class: "dt-tag treasure" }, ui.dracula_tv_treasure_mark) : null),
     el("ul", {}, seats.map((s) => el("li", { "data-seat": String(s) }, nameOf(g, s)))));
-    return el("section", { class: "d-positions", id: "dracula-positions" },
+    return el("section", { class: "dt-positions", id: "dracula-positions" },
       el("h3", {}, fill(g.phase === "dawn" ? ui.dracula_tv_positions_last : ui.dracula_tv_positions, { n: g.night })),
-      el("ul", { class: "d-rooms" }, g.rooms.map((room) => box(room, inRoom(room), "night-room")),
+      el("ul", { class: "dt-rooms" }, g.rooms.map((room) => box(room, inRoom(room), "night-room")),
         g.sanctuary.length ? box("sanctuary", g.sanctuary, "sanctuary") : null));
   }
 
@@ -231,11 +244,11 @@
     const vampires = g.players.filter((p) => p.role === "vampire");
     const humans = g.players.filter((p) => p.role === "human");
     const stance = (p) => (p.stance ? ui[`dracula_tv_stance_${p.stance}`] : p.alive ? ui.dracula_tv_stance_pending : "");
-    const col = (id, title, list, words) => el("div", { class: `d-side-col ${id}` }, el("h3", {}, fill(title, { n: list.length })),
+    const col = (id, title, list, words) => el("div", { class: `dt-side-col ${id}` }, el("h3", {}, fill(title, { n: list.length })),
       el("ul", {}, list.map((p) => el("li", { "data-seat": String(p.seat), class: p.alive ? "" : "dead" },
-        el("span", { class: "d-name" }, nameOf(g, p.seat)), words(p) ? el("span", { class: "d-tag" }, words(p)) : null))));
-    return el("section", { class: "d-final", id: "dracula-final" },
-      el("div", { class: "d-sides" },
+        el("span", { class: "dt-name" }, nameOf(g, p.seat)), words(p) ? el("span", { class: "dt-tag" }, words(p)) : null))));
+    return el("section", { class: "dt-final", id: "dracula-final" },
+      el("div", { class: "dt-sides" },
         col("vampires", ui.dracula_tv_vampires, vampires, (p) => (p.alive ? "" : ui.dracula_tv_dead)),
         col("humans", ui.dracula_tv_humans, humans, stance)));
   }
@@ -249,6 +262,14 @@
     return { ok: hash === done.commitment, hash };
   }
 
+  // How the final phase ended: nobody fought, the fighters burned nobody, missed Dracula or got him.
+  function outcome(g, final) {
+    if (final.burned === undefined) return ui.dracula_tv_no_final;
+    const fought = g.players.some((p) => p.stance === "fight");
+    if (!final.burned.length) return fought ? ui.dracula_tv_nobody_named : ui.dracula_tv_nobody_burned;
+    return fill(final.dracula_burned ? ui.dracula_tv_dracula_burned : ui.dracula_tv_dracula_missed, { names: names(g, final.burned) });
+  }
+
   function roundEnd(g) {
     const done = g.rounds_done[g.rounds_done.length - 1];
     if (!done) return null;
@@ -257,29 +278,27 @@
     const awards = final.awards || {};
     const awardWords = (seat) => (awards[String(seat)] || []).map((a) => {
       const [reason, pts] = Array.isArray(a) ? a : [a.reason, a.points];
-      return fill(ui[`dracula_tv_award_${reason}`] || reason, { n: pts });
+      return fill(ui[`dracula_tv_award_${reason}`] || reason, { n: Number(pts).toLocaleString(C.lang) });
     }).join(", ");
     const halves = done.halves || {};
     const order = [...g.players].sort((a, b) => (halves[b.seat] || 0) - (halves[a.seat] || 0) || a.seat - b.seat);
-    return el("section", { class: "d-round-end", id: "dracula-round-end", "data-round": String(done.round) },
-      el("p", { class: "d-reveal", id: "dracula-revealed", "data-seat": String(done.dracula) },
+    return el("section", { class: "dt-round-end", id: "dracula-round-end", "data-round": String(done.round) },
+      el("p", { class: "dt-reveal", id: "dracula-revealed", "data-seat": String(done.dracula) },
         fill(ui.dracula_tv_dracula_was, { name: nameOf(g, done.dracula), round: done.round })),
-      el("p", { class: "d-outcome" }, final.burned === undefined ? ui.dracula_tv_no_final
-        : !final.burned.length ? ui.dracula_tv_nobody_burned
-          : fill(final.dracula_burned ? ui.dracula_tv_dracula_burned : ui.dracula_tv_dracula_missed, { names: names(g, final.burned) })),
-      el("div", { class: "d-check", id: "dracula-check", "data-ok": String(check.ok) },
+      el("p", { class: "dt-outcome" }, outcome(g, final)),
+      el("div", { class: "dt-check", id: "dracula-check", "data-ok": String(check.ok) },
         el("p", {}, fill(ui.dracula_tv_salt, { salt: done.salt })),
         el("p", {}, fill(ui.dracula_tv_check, { round: done.round, seat: done.dracula, hash: short(check.hash) }),
           " ", el("strong", { class: check.ok ? "good" : "bad" }, check.ok ? ui.dracula_tv_check_ok : ui.dracula_tv_check_bad))),
       el("h3", {}, fill(ui.dracula_tv_round_points, { round: done.round })),
-      el("ul", { class: "d-points", "data-fit": "trim" }, order.map((p) => {
+      el("ul", { class: "dt-points", "data-fit": "trim" }, order.map((p) => {
         const dead = (done.dead || []).includes(p.seat);
         const why = awardWords(p.seat);
         return el("li", { "data-seat": String(p.seat), class: dead ? "dead" : "" },
-          el("span", { class: "d-name" }, nameOf(g, p.seat)),
-          el("strong", { class: "d-num" }, points((halves[p.seat] || 0) / 2)),
-          dead ? el("span", { class: "d-tag dead" }, ui.dracula_tv_dead_lost) : null,
-          why ? el("span", { class: "d-why" }, why) : null);
+          el("span", { class: "dt-name" }, nameOf(g, p.seat)),
+          el("strong", { class: "dt-num" }, points((halves[p.seat] || 0) / 2)),
+          dead ? el("span", { class: "dt-tag dead" }, ui.dracula_tv_dead_lost) : null,
+          why ? el("span", { class: "dt-why" }, why) : null);
       })));
   }
 
@@ -301,16 +320,16 @@
 
   function podium(g) {
     const steps = podiumPlaces(g.players);
-    return el("section", { class: "d-podium", id: "dracula-podium" },
-      el("ol", { class: "d-steps" }, steps.map((s) => el("li", { class: `d-step place-${s.place}`, "data-place": String(s.place),
-        "data-seats": s.seats.join(",") },
-      el("span", { class: "d-place-n" }, fill(ui.dracula_tv_place, { n: s.place })),
-      el("strong", { class: "d-names" }, names(g, s.seats)),
-      el("span", { class: "d-num" }, points(s.total))))),
+    return el("section", { class: "dt-podium", id: "dracula-podium" },
+      el("ol", { class: "dt-steps" }, steps.map((s, i) => el("li", { class: `dt-step place-${s.place} rank-${i + 1}`,
+        "data-place": String(s.place), "data-seats": s.seats.join(",") },
+      el("span", { class: "dt-place-n" }, fill(ui.dracula_tv_place, { n: s.place })),
+      el("strong", { class: `dt-names${s.seats.length > 3 ? " many" : ""}` }, names(g, s.seats)),
+      el("span", { class: "dt-num" }, points(s.total))))),
       el("h3", {}, ui.dracula_tv_each_dracula),
-      el("ul", { class: "d-draculas", id: "dracula-draculas", "data-fit": "trim" }, g.rounds_done.map((r) => el("li", { "data-round": String(r.round) },
+      el("ul", { class: "dt-draculas", id: "dracula-draculas", "data-fit": "trim" }, g.rounds_done.map((r) => el("li", { "data-round": String(r.round) },
         fill(ui.dracula_tv_round_dracula, { round: r.round, name: nameOf(g, r.dracula) }),
-        " ", el("span", { class: "d-why" }, (r.dead || []).includes(r.dracula) ? ui.dracula_tv_was_burned : ui.dracula_tv_survived)))));
+        " ", el("span", { class: "dt-why" }, (r.dead || []).includes(r.dracula) ? ui.dracula_tv_was_burned : ui.dracula_tv_survived)))));
   }
 
   // -- the whole screen ----------------------------------------------------------------------------------
@@ -330,9 +349,9 @@
 
   // What the table needs to know before a round: the deal is sealed, the variant if any.
   function intro(g) {
-    return el("section", { class: "d-intro" },
+    return el("section", { class: "dt-intro" },
       g.commitment ? el("p", {}, fill(ui.dracula_tv_sealed, { round: g.round, seal: short(g.commitment) })) : null,
-      g.small_table ? el("p", { class: "d-variant" }, fill(ui.dracula_tv_small_table, { n: g.players.length, capacity: g.capacity })) : null,
+      g.small_table ? el("p", { class: "dt-variant" }, fill(ui.dracula_tv_small_table, { n: g.players.length, capacity: g.capacity })) : null,
       g.gm === "person" ? el("p", {}, ui.dracula_tv_person_gm) : null,
       g.unverified.length ? el("p", { class: "hint" }, ui.dracula_tv_unverified) : null);
   }
@@ -340,18 +359,19 @@
   function happenings(g) {
     const last = lastHappening(g);
     const lines = g.happenings.filter((h) => h !== last);
+    const nights = nightsOf(g);
     if (!lines.length) return null;
-    return el("section", { class: "d-happenings" }, el("h3", {}, ui.dracula_tv_lately),
-      el("ol", { "data-fit": "trim" }, lines.map((h) => el("li", {}, happeningText(g, h)))));
+    return el("section", { class: "dt-happenings" }, el("h3", {}, ui.dracula_tv_lately),
+      el("ol", { "data-fit": "trim" }, lines.map((h) => el("li", {}, happeningText(g, h, nights.get(h))))));
   }
 
   C.draculaTable = function draculaTable(container, game, view) {
     const g = game.view;
-    const main = el("div", { class: "d-main", "data-fit-steps": "2" }, mainPanel(g));
-    container.replaceChildren(el("div", { class: `dracula dracula-table phase-${g.phase}`, "data-position": String(view.position),
+    const main = el("div", { class: "dt-main", "data-fit-steps": "2" }, mainPanel(g));
+    container.replaceChildren(el("div", { class: `dracula-table phase-${g.phase}`, "data-position": String(view.position),
       "data-phase": g.phase },
     head(g),
-    el("div", { class: "d-grid" }, main, el("div", { class: "d-aside" }, playersList(g), happenings(g)))));
+    el("div", { class: "dt-grid" }, main, el("div", { class: "dt-aside" }, playersList(g), happenings(g)))));
   };
   C.draculaTable.podiumPlaces = podiumPlaces;
 
