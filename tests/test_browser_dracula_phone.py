@@ -330,3 +330,88 @@ def test_draculas_first_night_room_check_looks_like_everyones_even_with_nobody_t
     phone.page.locator("#dracula-screen .d-room[data-room='ballroom']").click()
     assert phone.page.locator("#dracula-screen #dracula-send-room").is_enabled(), "a room with someone to bite"
     assert not phone.errors, phone.errors
+
+
+def night(scene: Scene, number: int, rooms: list[tuple[Screen, str]],
+          acts: list[tuple[Screen, str, Screen | None]]) -> None:
+    """Dusk, (the first night's room check), the actions and the dawn, each through its screens:
+    `rooms` per phone, `acts` per phone (the kind, and the player it aims at)."""
+    phase(scene, "dusk", number)
+    for phone, room in rooms:
+        tap(phone, f".d-room[data-room='{room}']")
+        send(phone, "#dracula-send-room")
+    if number == 1:
+        phase(scene, "dracula", 1)
+        for phone, _room in rooms:
+            send(phone, "#dracula-send-room")
+    phase(scene, "actions", number)
+    for phone, kind, target in acts:
+        tap(phone, f"[data-kind='{kind}']")
+        if target is not None:
+            tap(phone, f"[data-for='{'bite' if kind == 'bite' else 'target'}'][data-seat='{target.seat}']")
+        send(phone, "#dracula-send-action")
+    phase(scene, "dawn", number)
+    everyone_ready(scene, scene.phones)
+
+
+def write(phone: Screen, to: Screen, kind: str, text: str) -> None:
+    """The phone's player writes from the Messages box (opened if it is not)."""
+    if phone.page.locator("#dracula-messages[open]").count() == 0:
+        phone.page.locator("#dracula-messages summary").click()
+    phone.page.select_option("#dracula-to", f"{to.seat}:{kind}")
+    phone.page.locator("#dracula-text").fill(text)
+    phone.page.locator("#dracula-send-letter").click()
+    phone.page.wait_for_function("() => document.getElementById('dracula-text').value === ''")
+
+
+def offered(phone: Screen) -> list[str]:
+    if phone.page.locator("#dracula-messages[open]").count() == 0:
+        phone.page.locator("#dracula-messages summary").click()
+    return list(phone.page.eval_on_selector_all("#dracula-to option", "(os) => os.map((o) => o.value)"))
+
+
+@pytest.mark.slow
+def test_a_boudoir_letter_and_its_reply_and_waltz_partners_write_from_their_phones(
+        scene: Scene, artifacts: Path) -> None:
+    start(scene, sanctuary_capacity=0)
+    sheets = {phone.seat: own_view(phone)["me"] for phone in scene.phones}
+    dracula = next(p for p in scene.phones if sheets[p.seat]["dracula"])
+    snooper, dancer, partner = [p for p in scene.phones if p is not dracula]
+    phase(scene, "roles")
+    everyone_ready(scene, scene.phones)
+    phase(scene, "day", 1)
+    everyone_ready(scene, scene.phones)
+    night(scene, 1, [(snooper, "jails"), (dracula, "jails"), (dancer, "ballroom"), (partner, "ballroom")],
+          [(dracula, "bite", snooper), (snooper, "pass", None), (dancer, "treasure", None),
+           (partner, "treasure", None)])
+    phase(scene, "day", 2)
+    everyone_ready(scene, scene.phones)
+    night(scene, 2, [(snooper, "boudoir"), (dracula, "boudoir"), (dancer, "ballroom"), (partner, "ballroom")],
+          [(snooper, "snoop", None), (dracula, "pass", None), (dancer, "snoop", partner), (partner, "snoop", dancer)])
+    phase(scene, "day", 3)
+
+    # The waltz partners may write to each other, and to nobody else.
+    assert offered(partner) == [f"{dancer.seat}:message"]
+    write(partner, dancer, "message", "Shall we dance again?")
+    # The boudoir's snooper sends its one letter, under the locked title; its recipient answers once.
+    assert f"{dancer.seat}:boudoir_letter" in offered(snooper)
+    write(snooper, dancer, "boudoir_letter", "I know how many of us there are")
+    dancer.page.wait_for_function("() => fetch('/api/view?as=me').then((r) => r.json())"
+                                  ".then((v) => v.game.view.me.letters.length === 2)")
+    dancer.page.locator("#dracula-messages summary").click()
+    shown_while_held(dancer, "dracula-letters", ["I know how many of us there are", "Shall we dance again?"])
+    with holding(dancer, "dracula-letters"):
+        titles = dancer.page.locator(".d-letter-title").all_inner_texts()
+    assert titles == ["Boudoir letter"], "the boudoir letter under its locked title; the partner's has none"
+    assert f"{snooper.seat}:boudoir_reply" in offered(dancer)
+    write(dancer, snooper, "boudoir_reply", "Tell me")
+    snooper.page.wait_for_function("() => fetch('/api/view?as=me').then((r) => r.json())"
+                                   ".then((v) => v.game.view.me.letters.length === 2)")
+    shown_while_held(snooper, "dracula-letters", ["Tell me"])
+    with holding(snooper, "dracula-letters"):
+        snooper.page.screenshot(path=str(artifacts / "dracula-phone-boudoir-reply.png"))
+        titles = snooper.page.locator(".d-letter-title").all_inner_texts()
+    assert titles == ["Boudoir letter", "Boudoir letter: the reply"], titles
+    assert f"{snooper.seat}:boudoir_reply" not in offered(dancer), "one reply only"
+    for phone in scene.phones:
+        assert not phone.errors, phone.errors
