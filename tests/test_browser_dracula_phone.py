@@ -361,7 +361,9 @@ def write(phone: Screen, to: Screen, kind: str, text: str) -> None:
     phone.page.select_option("#dracula-to", f"{to.seat}:{kind}")
     phone.page.locator("#dracula-text").fill(text)
     phone.page.locator("#dracula-send-letter").click()
-    phone.page.wait_for_function("() => document.getElementById('dracula-text').value === ''")
+    # Sent: the form is emptied, or gone when it was the phone's one letter of the day.
+    phone.page.wait_for_function("() => { const text = document.getElementById('dracula-text');"
+                                 " return !text || text.value === ''; }")
 
 
 def offered(phone: Screen) -> list[str]:
