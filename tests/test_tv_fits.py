@@ -25,6 +25,7 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page
@@ -44,11 +45,21 @@ SIZES = ({"width": 1920, "height": 1080}, {"width": 1280, "height": 720})
 LANGUAGES = ("en", "fr")
 SMALLEST_PX_AT_1080 = 24.0
 MOVES = {"dice-tray": 8, "buzzer-quiz": 4, "garlic-slap": 14, "nuit-des-vampires": 40, "vampir": 30,
-         "chasse-au-vampire": 30}
+         "chasse-au-vampire": 30, "dracula": 40}
 """Random moves before the check, per game (others: 20): results, histories, every panel filled."""
 PASSES: dict[str, tuple[dict[str, str], ...]] = {"chasse-au-vampire": ({}, {"board_mode": "companion"})}
 """A game whose TV draws another screen for some options is checked once per set of them (others:
 once, with the defaults): La chasse au vampire on the table's own board, then on the companion's."""
+TOURS: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
+    "dracula": ({"gm": "person", "rounds": 1, "day_s": 1800, "dusk_s": 1800, "actions_s": 1800, "dawn_s": 600,
+                 "final_s": 1800},
+                ("roles", "day", "dusk", "dracula", "actions", "confirm", "dawn", "day_vote", "final_choice",
+                 "final_target", "round_over", "over")),
+}
+"""A game whose TV draws another screen in each phase is also checked in each of them, at the least
+and the most players it allows (MidGame.tour: answers where it stops, the host moves the game on
+elsewhere), with these options: Dracula with a person as the game master (the night waits for the
+confirmation) and phases long enough that none ends while the screen is checked."""
 
 # Everything on the page that shows something, and whether it is on screen, uncovered and big enough.
 CHECK_JS = r"""(smallest) => {
@@ -212,10 +223,33 @@ def test_every_tv_page_fits_one_screen(game_id: str, tv: Page, tmp_path: Path, a
                     for size in SIZES:
                         failures += check_and_show(tv, size, artifacts, (game_id, players, lang),
                                                    f"{said} undo notice".strip())
+                if game_id in TOURS and players in (GAMES[game_id].min_seats, GAMES[game_id].max_seats):
+                    failures += check_every_phase(table, tv, artifacts, game_id, players)
         assert not failures, f"{len(failures)} problems on the TV:\n" + "\n".join(failures[:80])
     finally:
         service.stop()
 
+
+
+def check_every_phase(table: MidGame, tv: Page, artifacts: Path, game_id: str, players: int) -> list[str]:
+    """The game started again with its tour's options, and its TV checked at each stop of the tour,
+    in both languages and sizes, with and without an undo notice."""
+    options, stops = TOURS[game_id]
+    table.seat_players(players)
+    table.start(game_id, options)
+    failures: list[str] = []
+    for stop in table.tour(stops):
+        for lang in LANGUAGES:
+            tv.set_viewport_size(SIZES[0])
+            tv.goto(f"{table.service.base}/table?lang={lang}")
+            tv.locator("#game > *").first.wait_for()
+            for size in SIZES:
+                failures += check_and_show(tv, size, artifacts, (game_id, players, lang), stop)
+            tv.evaluate("(text) => { const n = document.getElementById('undone'); n.textContent = text;"
+                        " n.hidden = false; }", longest_undo_notice(game_id, lang))
+            for size in SIZES:
+                failures += check_and_show(tv, size, artifacts, (game_id, players, lang), f"{stop} undo notice")
+    return failures
 
 
 def turn_phrases(game_id: str, lang: str, names: list[str]) -> list[str]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from companion.sim.clients import phone_address, request
@@ -35,6 +35,11 @@ RARE: Mapping[str, float] = {"cancel_round": 0.1, "roll": 4.0, "pause_glass": 0.
 """How often a table makes a move, against 1 for the others: a weight below 1 is also the chance of
 making it when it is the only one (a round is seldom cancelled, nor the sand glass paused); rolls
 come first (a dice tray whose presets outnumber its one roll would only ever change its dice)."""
+QUIET: Mapping[str, float] = {"write": 0.05, "end_phase": 0.0, "pause_clock": 0.0, "extend_clock": 0.0,
+                              "confirm_night": 0.0, "next_round": 0.0}
+"""A tour's weights in a phase it stops at: the players answer what the phase asks (a vampire's
+private messages, one action per recipient, would outnumber the rest), and the host neither
+touches the clock nor moves the game on (a weight of 0: never)."""
 REACTION_GAMES = frozenset({"garlic-slap", "buzzer-quiz"})
 """Games with reaction rounds, where a player slaps at random moments, not only when nobody may act."""
 
@@ -121,7 +126,7 @@ class MidGame:
 
     def play(self, moves: int, prefer: Mapping[str, float] | None = None, press: float | None = None,
              timeout_s: float = 60) -> int:
-        """Up to `moves` random allowed moves (weighted by `prefer`, by action name, then RARE; 1 otherwise);
+        """Up to `moves` random allowed moves (weighted by `prefer`, by action name, then RARE; 1 otherwise; 0 never);
         when nobody may act (a reaction round is open, a timer runs), and otherwise with the chance
         `press` (0.2 in a game with reaction rounds, else 0), a random seat presses its button and
         the service is given a moment. Stops early
@@ -136,7 +141,7 @@ class MidGame:
             view = self.table_view()
             if view["game"] is None or view["game"]["ended"]:
                 break
-            found = self.choices()
+            found = [c for c in self.choices() if weights.get(c[2]["name"], 1.0) > 0]
             if self.cookies and (not found or self.rng.random() < press):
                 # A reaction round may be open (nobody may act while it runs): a player slaps.
                 self.press(self.rng.choice(sorted(self.cookies)))
@@ -156,6 +161,52 @@ class MidGame:
             if self.send(role, seat, action).get("ok"):
                 made += 1
         return made
+
+    # -- a tour of the phases ---------------------------------------------------------------------
+
+    def phase_key(self, view: Mapping[str, Any]) -> str | None:
+        """The running game's phase as its picture names it (`phase`), or None when it is over. A
+        day with a vote is `day_vote` (Dracula's sanctuary vote draws another screen)."""
+        game = view["game"]
+        if game is None:
+            return None
+        picture = game["view"]
+        phase = picture.get("phase")
+        return "day_vote" if phase == "day" and picture.get("vote_today") else phase
+
+    def tour(self, stops: Sequence[str], within: int | Mapping[str, int] = 6, budget: int = 200,
+             key: Callable[[Mapping[str, Any]], str | None] | None = None) -> Iterator[str]:
+        """Drive the running game through its phases and stop once at each of `stops` (phase keys,
+        `phase_key`), after up to `within` random answers in it (so its screen shows who answered,
+        the votes cast...; a mapping: per stop, 6 for the others). A phase that is not a stop is
+        ended by the host (`end_phase`, or whatever the host may do then: confirm a night, deal the
+        next round); yields each stop's key while the game is in it. Stops the game never reaches
+        in `budget` steps are left out."""
+        key = key or self.phase_key
+        remaining = list(stops)
+        for _ in range(budget):
+            if not remaining:
+                return
+            view = self.table_view()
+            now = key(view)
+            ended = view["game"] is None or view["game"]["ended"]
+            if now is None or (ended and now not in remaining):
+                return
+            if now in remaining:
+                if not ended:
+                    self.play(within.get(now, 6) if isinstance(within, Mapping) else within, prefer=QUIET,
+                              timeout_s=5)
+                if key(self.table_view()) == now:
+                    remaining.remove(now)
+                    yield now
+                    continue
+            host = dict(self.service.get("/api/view?as=host", host=True))
+            allowed = [a for a in (host["game"] or {}).get("actions", []) if a["allowed"]
+                       and a["name"] in ("end_phase", "confirm_night", "next_round", "resume_clock")]
+            if allowed:
+                self.send("host", None, allowed[0])
+            else:
+                self.play(1, prefer=QUIET)
 
     def _settle(self, position: int, wait_s: float) -> None:
         """Until the log moves past `position` or `wait_s` passes."""

@@ -1,0 +1,225 @@
+"""Dracula's TV, the forum of the original, through a whole series in Debian's Chromium against the
+real service: thirteen phones answer through the API (the TV is the screen under test), a person is
+the game master (so the night waits for the confirmation), two rounds are played.
+
+Two TVs follow the table side by side, one in English and one in French, and each phase is
+screenshotted in both (test-artifacts/dracula-tv-<phase>-<lang>.png). At each phase the TV shows
+what the table may know and nothing else: who has answered, the votes as they arrive (one more
+vote shows within a second), the count with each candidate's time, its uncertainty and the drawn
+ties, the sanctuary, the posted positions room by room, the same "the night is being resolved"
+screen with no clock while the night is held up, the roles once public, the round's Dracula with
+the seal checked by the TV itself, and a podium of shared places with each round's Dracula.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page
+
+from companion.sim.midgame import MidGame
+from companion.sim.service import ServiceProcess
+from tests.support.browser import TV_SIZE
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+PLAYERS = 13
+OPTIONS = {"rounds": 2, "gm": "person", "day_s": 1800, "dusk_s": 1800, "actions_s": 1800, "dawn_s": 600,
+           "final_s": 1800, "torture_s": 600}
+"""Long phases: the TV is looked at while the clock runs, and nothing ends by itself meanwhile."""
+STOPS = ("roles", "day", "dusk", "dracula", "actions", "confirm", "dawn", "day_vote", "final_choice",
+         "final_target", "round_over", "over")
+SHOW_WITHIN_MS = 1000
+
+
+@pytest.fixture
+def tvs(chromium: Browser) -> Iterator[dict[str, Page]]:
+    pages: dict[str, Page] = {}
+    errors: list[str] = []
+    contexts = []
+    for lang in ("en", "fr"):
+        context = chromium.new_context(viewport=TV_SIZE, locale="en-US")
+        context.set_default_timeout(10_000)
+        page = context.new_page()
+        page.on("pageerror", lambda err: errors.append(str(err)))
+        pages[lang] = page
+        contexts.append(context)
+    yield pages
+    for context in contexts:
+        context.close()
+    assert not errors, f"script errors on the TV: {errors}"
+
+
+def game_view(table: MidGame) -> dict[str, Any]:
+    return dict(table.table_view()["game"]["view"])
+
+
+def showing(page: Page, phase: str, position: int) -> None:
+    """The TV drew the table's view up to `position`, in `phase`."""
+    page.wait_for_function("([phase, position]) => { const t = document.querySelector('#game .dracula-table');"
+                           " return t && t.dataset.phase === phase && Number(t.dataset.position) >= position; }",
+                           arg=[phase, position], timeout=5000)
+
+
+def shoot_both(tvs: dict[str, Page], artifacts: Path, name: str) -> None:
+    for lang, page in tvs.items():
+        page.screenshot(path=str(artifacts / f"dracula-tv-{name}-{lang}.png"))
+
+
+def seen(page: Page, selector: str) -> list[dict[str, str]]:
+    """Each element's data attributes and text."""
+    return list(page.evaluate(
+        "(s) => [...document.querySelectorAll(s)].map((e) => ({...e.dataset, text: e.textContent}))", selector))
+
+
+def vote_fast(table: MidGame, ballots: list[tuple[int, int]]) -> None:
+    """Votes sent one after the other, as fast as the phones can: closer than their uncertainty."""
+    for voter, candidate in ballots:
+        answer = table.send("me", voter, {"name": "vote", "args": {"candidate": candidate}})
+        assert answer.get("ok"), answer
+
+
+def check_day_vote(table: MidGame, tvs: dict[str, Page], artifacts: Path) -> None:
+    """The votes arrive on the TV as they are cast, each under its candidate with its voter; four
+    candidates with a vote each, cast within the phones' uncertainty, tie for the three places."""
+    g = game_view(table)
+    voters = [p["seat"] for p in g["players"] if p["answered"] is False][::-1]
+    candidates = [c for c in g["eligible"] if c not in voters[:4]][:4]
+    assert len(voters) >= 5 and len(candidates) == 4, g
+    vote_fast(table, [(voters[0], candidates[0])])
+    started = time.monotonic()
+    for page in tvs.values():
+        page.wait_for_function("(c) => { const n = document.querySelector("
+                               "`#dracula-votes .dt-candidate[data-seat='${c}']`);"
+                               " return n && n.dataset.votes === '1'; }",
+                               arg=candidates[0], timeout=5000)
+    assert (time.monotonic() - started) * 1000 < SHOW_WITHIN_MS * 3, "the vote took too long to show"
+    latest = tvs["en"].locator("#dracula-latest-vote").inner_text()
+    name = {p["seat"]: p["name"] for p in g["players"]}
+    assert name[voters[0]] in latest and name[candidates[0]] in latest, latest
+    vote_fast(table, list(zip(voters[1:4], candidates[1:4], strict=True)))
+    position = table.table_view()["position"]
+    for page in tvs.values():
+        showing(page, "day", position)
+        shown = {int(c["seat"]): int(c["votes"]) for c in seen(page, "#dracula-votes .dt-candidate")}
+        assert all(shown[c] == 1 for c in candidates), shown
+        assert page.locator("#dracula-votes").get_attribute("data-ballots") == "4"
+        voters_line = page.locator(f"#dracula-votes .dt-candidate[data-seat='{candidates[3]}'] .dt-voters").inner_text()
+        assert name[voters[3]] in voters_line
+    shoot_both(tvs, artifacts, "day-vote")
+
+
+def check_count(table: MidGame, tvs: dict[str, Page], artifacts: Path) -> None:
+    """After the count: the trio, each candidate's time with its ± uncertainty, and the draw."""
+    g = game_view(table)
+    tally = g["tally"]
+    assert tally is not None and len(tally["ranking"]) == 4, tally
+    for lang, page in tvs.items():
+        rows = seen(page, "#dracula-tally tbody tr")
+        assert [int(r["seat"]) for r in rows] == [r["candidate"] for r in tally["ranking"]]
+        assert all("±" in r["text"] and "ms" in r["text"] for r in rows), rows
+        drawn = [r for r in rows if r["drawn"] == "true"]
+        assert drawn, f"four single votes within the phones' uncertainty are a drawn tie: {tally}"
+        word = "drawn" if lang == "en" else "tiré au sort"
+        assert all(word in r["text"] for r in drawn), drawn
+        assert page.locator("#dracula-tally h3").inner_text().count(",") >= 1  # the three names
+    shoot_both(tvs, artifacts, "dusk-count")
+
+
+def check_positions(table: MidGame, tvs: dict[str, Page]) -> None:
+    g = game_view(table)
+    for page in tvs.values():
+        for room in g["rooms"]:
+            seats = sorted(int(s) for s, r in g["positions"].items() if r == room)
+            shown = sorted(int(x["seat"]) for x in seen(page, f"#dracula-positions .dt-room[data-room='{room}'] li"))
+            assert shown == seats, (room, shown, seats)
+
+
+def check_final(table: MidGame, tvs: dict[str, Page]) -> None:
+    g = game_view(table)
+    vampires = sorted(p["seat"] for p in g["players"] if p["role"] == "vampire")
+    for page in tvs.values():
+        shown = sorted(int(x["seat"]) for x in seen(page, "#dracula-final .vampires li"))
+        assert shown == vampires
+
+
+def check_round_end(table: MidGame, tvs: dict[str, Page]) -> None:
+    g = game_view(table)
+    done = g["rounds_done"][-1]
+    name = {p["seat"]: p["name"] for p in g["players"]}
+    for page in tvs.values():
+        assert page.locator("#dracula-revealed").get_attribute("data-seat") == str(done["dracula"])
+        assert name[done["dracula"]] in page.locator("#dracula-revealed").inner_text()
+        assert page.locator("#dracula-check").get_attribute("data-ok") == "true", "the TV's own check opens the seal"
+        assert done["salt"] in page.locator("#dracula-check").inner_text()
+
+
+def check_podium(table: MidGame, tvs: dict[str, Page]) -> None:
+    g = game_view(table)
+    totals = {p["seat"]: p["total"] for p in g["players"]}
+    best = max(totals.values())
+    first = sorted(s for s, t in totals.items() if t == best)
+    for page in tvs.values():
+        step = page.locator("#dracula-podium .dt-step").first
+        assert step.get_attribute("data-place") == "1"
+        assert step.get_attribute("data-seats") == ",".join(str(s) for s in first), "equal totals share the place"
+        rounds = [int(x["round"]) for x in seen(page, "#dracula-draculas li")]
+        assert rounds == [r["round"] for r in g["rounds_done"]] == [1, 2]
+
+
+def test_the_tv_shows_the_forum_through_a_series(tvs: dict[str, Page], tmp_path: Path, artifacts: Path) -> None:
+    service = ServiceProcess(tmp_path / "data", extra=("--simulate",)).start()
+    try:
+        table = MidGame(service, seed=5)
+        table.seat_players(PLAYERS)
+        table.start("dracula", OPTIONS)
+        for lang, page in tvs.items():
+            page.goto(f"{service.base}/table?lang={lang}")
+        reached = []
+        for stop in table.tour(STOPS, within={"day_vote": 0, "final_target": 0}, budget=400):
+            reached.append(stop)
+            view = table.table_view()
+            g = view["game"]["view"]
+            for page in tvs.values():
+                showing(page, g["phase"], view["position"])
+            clock = tvs["en"].locator("#dracula-clock")
+            if stop == "confirm":
+                # Held up for the game master (or Dracula's answer): one screen, no clock.
+                assert clock.count() == 0
+                assert "resolved" in tvs["en"].locator("#dracula-phase").inner_text() + \
+                    tvs["en"].locator(".dt-what").inner_text()
+            elif g["clock"] is not None:
+                assert clock.count() == 1
+            answered = [p for p in g["players"] if p["answered"] is not None]
+            if answered:
+                marks = {int(x["seat"]): x["answered"] for x in seen(tvs["en"], "#dracula-players .dt-player")}
+                assert all(marks[p["seat"]] == str(p["answered"]).lower() for p in answered)
+            if stop == "day_vote":
+                check_day_vote(table, tvs, artifacts)
+                assert service.post("end_phase", host=True).get("ok")
+                position = table.table_view()["position"]
+                for page in tvs.values():
+                    showing(page, "dusk", position)
+                check_count(table, tvs, artifacts)
+                continue
+            if stop == "actions":
+                check_positions(table, tvs)
+            if stop == "final_choice":
+                # Someone fights, so the fight comes (the others' stances are the tour's).
+                human = next(p["seat"] for p in g["players"] if p["answered"] is False)
+                assert table.send("me", human, {"name": "stance", "args": {"stance": "fight"}}).get("ok")
+            if stop == "final_target":
+                check_final(table, tvs)
+            if stop == "round_over":
+                check_round_end(table, tvs)
+            if stop == "over":
+                check_podium(table, tvs)
+            shoot_both(tvs, artifacts, stop)
+        missing = [s for s in STOPS if s not in reached]
+        assert not missing, f"the tour never reached {missing}"
+    finally:
+        service.stop()
