@@ -223,3 +223,28 @@ def test_the_tv_shows_the_forum_through_a_series(tvs: dict[str, Page], tmp_path:
         assert not missing, f"the tour never reached {missing}"
     finally:
         service.stop()
+
+
+def test_a_round_the_host_ended_runs_no_clock_and_waits_on_nobody(tvs: dict[str, Page], tmp_path: Path) -> None:
+    """The host ends the game in the middle of a day: the TV no longer counts down nor marks
+    anyone as awaited (nobody is asked anything any more)."""
+    service = ServiceProcess(tmp_path / "data", extra=("--simulate",)).start()
+    try:
+        table = MidGame(service, seed=3)
+        table.seat_players(4)
+        table.start("dracula", OPTIONS)
+        page = tvs["en"]
+        page.goto(f"{service.base}/table?lang=en")
+        for stop in table.tour(("day",), within=1):
+            assert stop == "day"
+        view = table.table_view()
+        showing(page, "day", view["position"])
+        assert page.locator("#dracula-clock").count() == 1
+        assert page.locator("#dracula-players .dt-player.waiting").count() >= 1
+        table.host("end_game")
+        page.locator("#game .notice").wait_for()
+        assert page.locator("#dracula-clock").count() == 0, "an ended game's clock still runs on the TV"
+        assert page.locator("#dracula-players .dt-player.waiting").count() == 0, "an ended game still waits on players"
+        assert page.locator(".dt-what").count() == 0
+    finally:
+        service.stop()
