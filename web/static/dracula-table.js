@@ -249,7 +249,8 @@
     const stance = (p) => (p.stance ? ui[`dracula_tv_stance_${p.stance}`] : p.alive ? ui.dracula_tv_stance_pending : "");
     const col = (id, title, list, words) => el("div", { class: `dt-side-col ${id}` }, el("h3", {}, fill(title, { n: list.length })),
       el("ul", {}, list.map((p) => el("li", { "data-seat": String(p.seat), class: p.alive ? "" : "dead" },
-        el("span", { class: "dt-name" }, nameOf(g, p.seat)), words(p) ? el("span", { class: "dt-tag" }, words(p)) : null))));
+        el("span", { class: "dt-name" }, nameOf(g, p.seat)),
+        words(p) ? el("span", { class: `dt-tag${p.stance ? ` stance-${p.stance}` : ""}` }, words(p)) : null))));
     return el("section", { class: "dt-final", id: "dracula-final" },
       el("div", { class: "dt-sides" },
         col("vampires", ui.dracula_tv_vampires, vampires, (p) => (p.alive ? "" : ui.dracula_tv_dead)),
@@ -338,9 +339,9 @@
   // -- the whole screen ----------------------------------------------------------------------------------
   function mainPanel(g) {
     switch (g.phase) {
-      case "roles": return [g.rounds_done.length ? podium(g) : null, intro(g)];
-      case "day": return g.vote_today ? [votes(g), treasure(g)] : [intro(g), treasure(g)];
-      case "dusk": case "maps": case "dracula": return [tally(g), treasure(g), positions(g)];
+      case "roles": return [g.rounds_done.length ? podium(g) : null, intro(g), roomsGuide(g)];
+      case "day": return g.vote_today ? [votes(g), treasure(g)] : [intro(g), treasure(g), roomsGuide(g)];
+      case "dusk": case "maps": case "dracula": return [tally(g), treasure(g), positions(g) || roomsGuide(g)];
       case "actions": case "torture": case "confirm": return [positions(g), treasure(g)];
       case "dawn": return [treasure(g), positions(g)];
       case "final_choice": case "final_target": return [finalPanel(g)];
@@ -348,6 +349,18 @@
       case "over": return [podium(g)];
       default: return [];
     }
+  }
+
+  // What each room does (D-S), while the table chooses where to spend the night: it lies below the
+  // phase's own panel and shows as many rooms as the screen leaves room for.
+  function roomsGuide(g) {
+    const entry = (name, text) => el("li", {}, el("strong", {}, name), " ", text);
+    return el("section", { class: "dt-guide", id: "dracula-guide" }, el("h3", {}, ui.dracula_tv_guide_title),
+      el("ul", { "data-fit": "trim" },
+        g.night === 1 ? el("li", { class: "dt-first" }, ui.dracula_tv_guide_night1) : null,
+        g.rooms.map((room) => entry(roomName(room), ui[`dracula_tv_guide_${room}`])),
+        g.capacity ? entry(ui.dracula_tv_room_sanctuary, fill(ui.dracula_tv_guide_sanctuary, { capacity: g.capacity })) : null,
+        g.night <= 2 ? el("li", {}, ui.dracula_tv_guide_objects) : null));
   }
 
   // What the table needs to know before a round: the deal is sealed, the variant if any.
