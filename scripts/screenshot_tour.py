@@ -29,7 +29,7 @@ TV = {"width": 1920, "height": 1080}
 PHONE = {"width": 390, "height": 844}
 LANGUAGES = ("en", "fr")
 TIMEOUT_MS = 15_000
-MOVES = {"dice-tray": 8, "buzzer-quiz": 8, "garlic-slap": 14, "nuit-des-vampires": 30, "vampir": 24}
+MOVES = {"dice-tray": 8, "buzzer-quiz": 8, "garlic-slap": 14, "nuit-des-vampires": 30, "vampir": 24, "dracula": 40}
 """Random moves before the pictures: enough for results, histories and panels."""
 
 

@@ -65,9 +65,17 @@ def showing(page: Page, phase: str, position: int) -> None:
                            arg=[phase, position], timeout=5000)
 
 
+SMALL_TV = {"width": 1280, "height": 720}
+
+
 def shoot_both(tvs: dict[str, Page], artifacts: Path, name: str) -> None:
+    """Each language at full HD, and at 720p (-720)."""
     for lang, page in tvs.items():
         page.screenshot(path=str(artifacts / f"dracula-tv-{name}-{lang}.png"))
+        page.set_viewport_size(SMALL_TV)
+        page.wait_for_timeout(100)
+        page.screenshot(path=str(artifacts / f"dracula-tv-{name}-{lang}-720.png"))
+        page.set_viewport_size(TV_SIZE)
 
 
 def seen(page: Page, selector: str) -> list[dict[str, str]]:
@@ -221,5 +229,68 @@ def test_the_tv_shows_the_forum_through_a_series(tvs: dict[str, Page], tmp_path:
             shoot_both(tvs, artifacts, stop)
         missing = [s for s in STOPS if s not in reached]
         assert not missing, f"the tour never reached {missing}"
+    finally:
+        service.stop()
+
+
+def test_a_round_the_host_ended_runs_no_clock_and_waits_on_nobody(tvs: dict[str, Page], tmp_path: Path) -> None:
+    """The host ends the game in the middle of a day: the TV no longer counts down nor marks
+    anyone as awaited (nobody is asked anything any more)."""
+    service = ServiceProcess(tmp_path / "data", extra=("--simulate",)).start()
+    try:
+        table = MidGame(service, seed=3)
+        table.seat_players(4)
+        table.start("dracula", OPTIONS)
+        page = tvs["en"]
+        page.goto(f"{service.base}/table?lang=en")
+        for stop in table.tour(("day",), within=1):
+            assert stop == "day"
+        view = table.table_view()
+        showing(page, "day", view["position"])
+        assert page.locator("#dracula-clock").count() == 1
+        assert page.locator("#dracula-players .dt-player.waiting").count() >= 1
+        table.host("end_game")
+        page.locator("#game .notice").wait_for()
+        assert page.locator("#dracula-clock").count() == 0, "an ended game's clock still runs on the TV"
+        assert page.locator("#dracula-players .dt-player.waiting").count() == 0, "an ended game still waits on players"
+        assert page.locator(".dt-what").count() == 0
+    finally:
+        service.stop()
+
+
+def seconds_left(page: Page) -> int:
+    minutes, seconds = page.locator("#dracula-clock .dt-time").inner_text().split(":")
+    return int(minutes) * 60 + int(seconds)
+
+
+def test_the_clock_counts_down_and_stands_still_while_the_host_pauses_it(tvs: dict[str, Page],
+                                                                          tmp_path: Path) -> None:
+    """The phase's countdown on the TV runs down second by second against the server's clock; when
+    the host pauses it, the TV says so and the time stands still; resumed, it runs again."""
+    service = ServiceProcess(tmp_path / "data", extra=("--simulate",)).start()
+    try:
+        table = MidGame(service, seed=4)
+        table.seat_players(4)
+        table.start("dracula", {**OPTIONS, "day_s": 300})
+        page = tvs["en"]
+        page.goto(f"{service.base}/table?lang=en")
+        for _ in table.tour(("day",), within=0):
+            pass
+        showing(page, "day", table.table_view()["position"])
+        first = seconds_left(page)
+        assert 290 <= first <= 300, first
+        page.wait_for_function("(s) => { const t = document.querySelector('#dracula-clock .dt-time');"
+                               " const [m, x] = t.textContent.split(':'); return Number(m) * 60 + Number(x) < s; }",
+                               arg=first, timeout=3000)
+        table.host("pause_clock")
+        page.locator("#dracula-clock.paused .dt-paused", has_text="paused").wait_for()
+        still = seconds_left(page)
+        page.wait_for_timeout(1500)
+        assert seconds_left(page) == still, "a paused clock runs on"
+        table.host("resume_clock")
+        page.locator("#dracula-clock:not(.paused)").wait_for()
+        page.wait_for_function("(s) => { const t = document.querySelector('#dracula-clock .dt-time');"
+                               " const [m, x] = t.textContent.split(':'); return Number(m) * 60 + Number(x) < s; }",
+                               arg=still, timeout=3000)
     finally:
         service.stop()

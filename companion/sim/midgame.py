@@ -31,10 +31,13 @@ FAST_OPTIONS: Mapping[str, Mapping[str, Any]] = {
 """Options that keep a game's waits short (the shortest the rules allow), so random play moves on."""
 
 NEVER = frozenset({"undo", "end_game"})
-RARE: Mapping[str, float] = {"cancel_round": 0.1, "roll": 4.0, "pause_glass": 0.1}
+RARE: Mapping[str, float] = {"cancel_round": 0.1, "roll": 4.0, "pause_glass": 0.1, "pause_clock": 0.1,
+                             "extend_clock": 0.1, "end_phase": 0.3, "write": 0.2}
 """How often a table makes a move, against 1 for the others: a weight below 1 is also the chance of
-making it when it is the only one (a round is seldom cancelled, nor the sand glass paused); rolls
-come first (a dice tray whose presets outnumber its one roll would only ever change its dice)."""
+making it when it is the only one (a round is seldom cancelled, nor the sand glass or a phase's
+clock paused or extended; a Dracula vampire's private messages, one action per recipient, would
+outnumber everyone's answers); rolls come first (a dice tray whose presets outnumber its one roll
+would only ever change its dice)."""
 QUIET: Mapping[str, float] = {"write": 0.05, "end_phase": 0.0, "pause_clock": 0.0, "extend_clock": 0.0,
                               "confirm_night": 0.0, "next_round": 0.0}
 """A tour's weights in a phase it stops at: the players answer what the phase asks (a vampire's

@@ -134,8 +134,10 @@
       fill(ui.dracula_tv_answered, { n: done, of: asked.length }));
   }
 
-  function head(g) {
-    const [title, what] = phaseWords(g);
+  // `stopped`: the host ended the game mid-round; nothing is asked of anyone, no clock runs.
+  function head(g, stopped) {
+    const [title, asked] = phaseWords(g);
+    const what = stopped ? "" : asked;
     const last = lastHappening(g);
     return el("div", { class: "dt-head" },
       el("div", { class: "dt-now", role: "status" },
@@ -145,19 +147,20 @@
             fill(ui.dracula_tv_seal, { seal: short(g.commitment) })) : null),
         what ? el("p", { class: "dt-what" }, what, " ", answeredLine(g)) : null,
         last ? el("p", { class: "last-action dt-last", id: "dracula-last" }, happeningText(g, last)) : null),
-      clock(g));
+      stopped ? null : clock(g));
   }
 
   // -- the players: who answered, the sanctuary, the burned and the dead, the series' points ----------
   // One line each, thirteen of them beside the main panel (the roles and stances of the final
   // phase are the main panel's).
-  function playerRow(g, p) {
+  function playerRow(g, p, stopped) {
     const final = g.final || {};
     const burned = (final.burned || []).includes(p.seat);
-    const mark = p.answered === true ? "✓" : p.answered === false ? "…" : "";
-    const state = p.answered === true ? "answered" : p.answered === false ? "waiting" : "idle";
+    const answered = stopped ? null : p.answered;
+    const mark = answered === true ? "✓" : answered === false ? "…" : "";
+    const state = answered === true ? "answered" : answered === false ? "waiting" : "idle";
     return el("li", { class: `dt-player ${state}${p.alive ? "" : " dead"}${p.role ? ` ${p.role}` : ""}`, "data-seat": String(p.seat),
-      "data-answered": String(p.answered), "data-role": p.role || null },
+      "data-answered": String(answered), "data-role": p.role || null },
     el("span", { class: "dt-mark", role: mark ? "img" : null, "aria-label": mark ? ui[`dracula_tv_mark_${state}`] : null }, mark),
     el("span", { class: "dt-name" }, p.name || nameOf(g, p.seat)),
     p.in_sanctuary ? el("span", { class: "dt-tag sanctuary" }, ui.dracula_tv_in_sanctuary) : null,
@@ -165,9 +168,9 @@
     p.alive ? null : el("span", { class: "dt-tag dead" }, ui.dracula_tv_dead),
     g.rounds_done.length ? el("span", { class: "dt-total" }, points(p.total)) : null);
   }
-  function playersList(g) {
+  function playersList(g, stopped) {
     return el("section", { class: "dt-players", id: "dracula-players", "aria-label": ui.dracula_tv_players },
-      el("ul", {}, g.players.map((p) => playerRow(g, p))));
+      el("ul", {}, g.players.map((p) => playerRow(g, p, stopped))));
   }
 
   // -- the day's vote: each candidate and who voted for them, as the votes arrive ----------------------
@@ -246,7 +249,8 @@
     const stance = (p) => (p.stance ? ui[`dracula_tv_stance_${p.stance}`] : p.alive ? ui.dracula_tv_stance_pending : "");
     const col = (id, title, list, words) => el("div", { class: `dt-side-col ${id}` }, el("h3", {}, fill(title, { n: list.length })),
       el("ul", {}, list.map((p) => el("li", { "data-seat": String(p.seat), class: p.alive ? "" : "dead" },
-        el("span", { class: "dt-name" }, nameOf(g, p.seat)), words(p) ? el("span", { class: "dt-tag" }, words(p)) : null))));
+        el("span", { class: "dt-name" }, nameOf(g, p.seat)),
+        words(p) ? el("span", { class: `dt-tag${p.stance ? ` stance-${p.stance}` : ""}` }, words(p)) : null))));
     return el("section", { class: "dt-final", id: "dracula-final" },
       el("div", { class: "dt-sides" },
         col("vampires", ui.dracula_tv_vampires, vampires, (p) => (p.alive ? "" : ui.dracula_tv_dead)),
@@ -335,9 +339,9 @@
   // -- the whole screen ----------------------------------------------------------------------------------
   function mainPanel(g) {
     switch (g.phase) {
-      case "roles": return [g.rounds_done.length ? podium(g) : null, intro(g)];
-      case "day": return g.vote_today ? [votes(g), treasure(g)] : [intro(g), treasure(g)];
-      case "dusk": case "maps": case "dracula": return [tally(g), treasure(g), positions(g)];
+      case "roles": return [g.rounds_done.length ? podium(g) : null, intro(g), roomsGuide(g)];
+      case "day": return g.vote_today ? [votes(g), treasure(g)] : [intro(g), treasure(g), roomsGuide(g)];
+      case "dusk": case "maps": case "dracula": return [tally(g), treasure(g), positions(g) || roomsGuide(g)];
       case "actions": case "torture": case "confirm": return [positions(g), treasure(g)];
       case "dawn": return [treasure(g), positions(g)];
       case "final_choice": case "final_target": return [finalPanel(g)];
@@ -345,6 +349,18 @@
       case "over": return [podium(g)];
       default: return [];
     }
+  }
+
+  // What each room does (D-S), while the table chooses where to spend the night: it lies below the
+  // phase's own panel and shows as many rooms as the screen leaves room for.
+  function roomsGuide(g) {
+    const entry = (name, text) => el("li", {}, el("strong", {}, name), " ", text);
+    return el("section", { class: "dt-guide", id: "dracula-guide" }, el("h3", {}, ui.dracula_tv_guide_title),
+      el("ul", { "data-fit": "trim" },
+        g.night === 1 ? el("li", { class: "dt-first" }, ui.dracula_tv_guide_night1) : null,
+        g.rooms.map((room) => entry(roomName(room), ui[`dracula_tv_guide_${room}`])),
+        g.capacity ? entry(ui.dracula_tv_room_sanctuary, fill(ui.dracula_tv_guide_sanctuary, { capacity: g.capacity })) : null,
+        g.night <= 2 ? el("li", {}, ui.dracula_tv_guide_objects) : null));
   }
 
   // What the table needs to know before a round: the deal is sealed, the variant if any.
@@ -367,11 +383,12 @@
 
   C.draculaTable = function draculaTable(container, game, view) {
     const g = game.view;
+    const stopped = game.ended && g.phase !== "over";
     const main = el("div", { class: "dt-main", "data-fit-steps": "2" }, mainPanel(g));
     container.replaceChildren(el("div", { class: `dracula-table phase-${g.phase}`, "data-position": String(view.position),
       "data-phase": g.phase },
-    head(g),
-    el("div", { class: "dt-grid" }, main, el("div", { class: "dt-aside" }, playersList(g), happenings(g)))));
+    head(g, stopped),
+    el("div", { class: "dt-grid" }, main, el("div", { class: "dt-aside" }, playersList(g, stopped), happenings(g)))));
   };
   C.draculaTable.podiumPlaces = podiumPlaces;
 
