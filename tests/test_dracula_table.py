@@ -193,3 +193,20 @@ def test_the_phase_clock_resumes_with_the_time_it_had_left(config: Config, clock
     assert shown["phase"] == "day" and shown["clock"]["running"]
     left = shown["clock"]["ends_us"] - clock.now_us()
     assert 269_000_000 <= left <= 270_500_000, "the day goes on with the time it had, not afresh nor eaten"
+
+
+# -- answers stand -----------------------------------------------------------------------------------
+
+def test_a_vote_cannot_be_undone_by_its_voter_or_the_host_but_a_pause_can(table: Table) -> None:
+    """D-1: votes may not be changed. Every answer the table saw (or answered alongside) stands; the
+    host's own clock commands are taken back as usual."""
+    start(table)
+    to_day_two(table)
+    assert table.handle(seat(1), Command("vote", {"candidate": 2})).ok
+    for who in (seat(1), HOST):
+        refused = table.handle(who, Command("undo"))
+        assert refused.rejection is not None and refused.rejection.code == "undo_irrevocable"
+    assert [b.voter for b in table.run.state.ballots] == [1]  # type: ignore[union-attr]
+    assert table.handle(HOST, Command("pause_clock")).ok
+    assert table.handle(HOST, Command("undo")).ok
+    assert table.run.state.clock.running  # type: ignore[union-attr]

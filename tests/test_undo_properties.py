@@ -26,7 +26,7 @@ from companion.table.session import Table, TableSettings
 from tests.conftest import ManualClock, seeded
 from tests.test_leak import default_options
 
-WALLS = {"undo_random", "undo_reveal", "nothing_to_undo", "undo_too_far"}
+WALLS = {"undo_random", "undo_reveal", "undo_irrevocable", "nothing_to_undo", "undo_too_far"}
 
 
 @dataclass
@@ -104,7 +104,9 @@ def play_with_undos(definition: GameDefinition[Any], seats: int, seed: int, step
                 before = Before(actor, command.name, run.state, screens(table, viewers), run.seq + 1)
                 outcome = table.handle(actor, command)
                 assert outcome.ok, (command, outcome.rejection)
-                walled = any(r.draws or r.reveals for r in outcome.events if r.stream == run.game_id)
+                move = definition.moves.get(command.name)
+                walled = any(r.draws or r.reveals for r in outcome.events if r.stream == run.game_id) \
+                    or (move is not None and move.irrevocable)
                 done = [] if walled else [*done, before]
                 assert stuck_seats(definition, table) == [], f"after {command}"
         finally:

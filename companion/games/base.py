@@ -219,6 +219,9 @@ class Move(Generic[S, T]):
     """The code outside its phases (a game may say more: "dice_in_play")."""
     when_over: bool = False
     """It may still be sent once the game is over (a late timer, refused by its own check)."""
+    irrevocable: bool = False
+    """Once made it stands (a vote the table saw arrive, a secret choice the others answered
+    alongside): undo refuses to take it back, or anything before it."""
 
 
 @dataclass(frozen=True)

@@ -218,6 +218,8 @@ class GameRun:
             telling = replace(telling, wall="undo_reveal")
         elif record.draws and telling.wall is None:
             telling = replace(telling, wall="undo_random")
+        if record.command is not None and telling.wall is None and self._irrevocable(record.command):
+            telling = replace(telling, wall="undo_irrevocable")
         event = Event(record.type, record.data, record.reveals)
         self.state = new_state if new_state is not None else self.definition.evolve(self.state, event)
         self.undo_chain_actor = None
@@ -235,6 +237,10 @@ class GameRun:
             self.undo_wall = "undo_too_far"  # the oldest state goes as the newest comes in
         self.undo_stack.append(UndoEntry(telling.first, record.seq, record.actor, str(record.command.get("name", "")),
                                          telling.state_before))
+
+    def _irrevocable(self, command: Mapping[str, Any]) -> bool:
+        move = self.definition.moves.get(str(command.get("name", "")))
+        return move is not None and move.irrevocable
 
     def undo_refusal(self, requester: Viewer, policy: UndoPolicy) -> str | None:
         """Why `requester` may not undo the last command now, as a rejection code; None when allowed.
