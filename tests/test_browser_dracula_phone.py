@@ -10,13 +10,18 @@ vibrates. Then the day's vote, a vampire's letter in a human's inbox, and the ho
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import Error as PlaywrightError
 
+from companion.games.base import seat as seat_viewer
+from companion.games.dracula import DRACULA
 from tests.support.browser import PHONE_SIZE, Scene, Screen, holding, shoot
+from tests.support.dracula_play import play_series
+from tests.test_browser_phone import action_list, draw_seat_view
 
 pytestmark = pytest.mark.browser
 
@@ -152,7 +157,7 @@ def test_a_humans_and_a_vampires_night_screens_are_the_same_and_send_the_same_re
             with holding(dracula, "dracula-sight"):
                 dracula.page.locator(".d-sight li").first.wait_for()
                 assert dracula.page.locator(".d-sight li").count() == len(scene.phones) - 1
-                shoot(dracula, artifacts / "dracula-phone-night-1-sight.png")
+                dracula.page.screenshot(path=str(artifacts / "dracula-phone-night-1-sight.png"))
             with holding(human, "dracula-sight"):
                 human.page.locator("#peek-dracula-sight p").wait_for()
                 assert human.page.locator(".d-sight li").count() == 0, "a human sees nobody's room early"
@@ -249,7 +254,7 @@ def test_the_news_the_vote_the_letters_and_the_person_gms_console(scene: Scene, 
     shown_while_held(bitten, "dracula-news", ["You were bitten tonight.", "You have become a vampire."])
     shown_while_held(human, "dracula-news", ["Nothing to tell you about tonight."])
     with holding(bitten, "dracula-news"):
-        shoot(bitten, artifacts / "dracula-phone-dawn-news.png")
+        bitten.page.screenshot(path=str(artifacts / "dracula-phone-dawn-news.png"))
     everyone_ready(scene, scene.phones)
 
     # Day 2: the sanctuary vote, and a vampire's letter to a human.
@@ -273,7 +278,7 @@ def test_the_news_the_vote_the_letters_and_the_person_gms_console(scene: Scene, 
     assert human.page.locator("#dracula-write").count() == 0, "a human may not write by day"
     shown_while_held(human, "dracula-letters", [secret])
     with holding(human, "dracula-letters"):
-        shoot(human, artifacts / "dracula-phone-inbox.png")
+        human.page.screenshot(path=str(artifacts / "dracula-phone-inbox.png"))
     assert secret not in text_of(bitten), "a letter shows on its recipient's phone only"
 
     # The host runs the clock: paused on every phone, then running again.
@@ -288,3 +293,127 @@ def test_the_news_the_vote_the_letters_and_the_person_gms_console(scene: Scene, 
         assert phone.page.evaluate("() => window.__buzz") == [], f"{phone.name} made a sound or vibrated"
         assert not phone.errors, phone.errors
     assert not host.errors, host.errors
+
+
+def first_night_check(players: int = 4) -> Any:
+    """A series on the pure rules at the first night's room check, with Dracula's dusk room made
+    one where nobody else is (his own choice would leave him nobody to bite)."""
+    found: list[Any] = []
+
+    def keep(_before: Any, state: Any, _event: Any) -> None:
+        if state.phase == "dracula" and not found:
+            found.append(state)
+    play_series(players, 0, watch=keep, patience=0.0)
+    state = found[0]
+    moved = tuple(replace(p, room="boudoir" if p.dracula else "ballroom") for p in state.players)
+    return replace(state, players=moved)
+
+
+def test_draculas_first_night_room_check_looks_like_everyones_even_with_nobody_to_bite(scene: Scene) -> None:
+    state = first_night_check()
+    phone = scene.phones[0]
+    phone.page.set_viewport_size(PHONE_SIZE)
+    shapes = {}
+    for p in (state.player(state.dracula), next(p for p in state.players if not p.vampire)):
+        viewer = seat_viewer(p.seat)
+        actions = action_list(DRACULA, state, viewer)
+        assert any(a["name"] == "choose_room" and not a["allowed"] for a in actions)
+        draw_seat_view(phone, DRACULA.id, DRACULA.view(state, viewer), p.seat, actions)
+        phone.page.locator("#dracula-screen #dracula-send-room").wait_for()
+        shapes["dracula" if p.dracula else "human"] = screen_shape(phone)
+    assert shapes["dracula"] == shapes["human"], shapes
+    # Dracula taps it: told why, on his phone, and nothing is sent.
+    phone.page.locator("#dracula-screen #dracula-send-room").click()
+    phone.page.locator("#error:not([hidden])").wait_for()
+    draw_seat_view(phone, DRACULA.id, DRACULA.view(state, seat_viewer(state.dracula)), state.dracula,
+                   action_list(DRACULA, state, seat_viewer(state.dracula)))
+    phone.page.locator("#dracula-screen .d-room[data-room='ballroom']").click()
+    assert phone.page.locator("#dracula-screen #dracula-send-room").is_enabled(), "a room with someone to bite"
+    assert not phone.errors, phone.errors
+
+
+def night(scene: Scene, number: int, rooms: list[tuple[Screen, str]],
+          acts: list[tuple[Screen, str, Screen | None]]) -> None:
+    """Dusk, (the first night's room check), the actions and the dawn, each through its screens:
+    `rooms` per phone, `acts` per phone (the kind, and the player it aims at)."""
+    phase(scene, "dusk", number)
+    for phone, room in rooms:
+        tap(phone, f".d-room[data-room='{room}']")
+        send(phone, "#dracula-send-room")
+    if number == 1:
+        phase(scene, "dracula", 1)
+        for phone, _room in rooms:
+            send(phone, "#dracula-send-room")
+    phase(scene, "actions", number)
+    for phone, kind, target in acts:
+        tap(phone, f"[data-kind='{kind}']")
+        if target is not None:
+            tap(phone, f"[data-for='{'bite' if kind == 'bite' else 'target'}'][data-seat='{target.seat}']")
+        send(phone, "#dracula-send-action")
+    phase(scene, "dawn", number)
+    everyone_ready(scene, scene.phones)
+
+
+def write(phone: Screen, to: Screen, kind: str, text: str) -> None:
+    """The phone's player writes from the Messages box (opened if it is not)."""
+    if phone.page.locator("#dracula-messages[open]").count() == 0:
+        phone.page.locator("#dracula-messages summary").click()
+    phone.page.select_option("#dracula-to", f"{to.seat}:{kind}")
+    phone.page.locator("#dracula-text").fill(text)
+    phone.page.locator("#dracula-send-letter").click()
+    # Sent: the form is emptied, or gone when it was the phone's one letter of the day.
+    phone.page.wait_for_function("() => { const text = document.getElementById('dracula-text');"
+                                 " return !text || text.value === ''; }")
+
+
+def offered(phone: Screen) -> list[str]:
+    if phone.page.locator("#dracula-messages[open]").count() == 0:
+        phone.page.locator("#dracula-messages summary").click()
+    return list(phone.page.eval_on_selector_all("#dracula-to option", "(os) => os.map((o) => o.value)"))
+
+
+@pytest.mark.slow
+def test_a_boudoir_letter_and_its_reply_and_waltz_partners_write_from_their_phones(
+        scene: Scene, artifacts: Path) -> None:
+    start(scene, sanctuary_capacity=0)
+    sheets = {phone.seat: own_view(phone)["me"] for phone in scene.phones}
+    dracula = next(p for p in scene.phones if sheets[p.seat]["dracula"])
+    snooper, dancer, partner = [p for p in scene.phones if p is not dracula]
+    phase(scene, "roles")
+    everyone_ready(scene, scene.phones)
+    phase(scene, "day", 1)
+    everyone_ready(scene, scene.phones)
+    night(scene, 1, [(snooper, "jails"), (dracula, "jails"), (dancer, "ballroom"), (partner, "ballroom")],
+          [(dracula, "bite", snooper), (snooper, "pass", None), (dancer, "treasure", None),
+           (partner, "treasure", None)])
+    phase(scene, "day", 2)
+    everyone_ready(scene, scene.phones)
+    night(scene, 2, [(snooper, "boudoir"), (dracula, "boudoir"), (dancer, "ballroom"), (partner, "ballroom")],
+          [(snooper, "snoop", None), (dracula, "pass", None), (dancer, "snoop", partner), (partner, "snoop", dancer)])
+    phase(scene, "day", 3)
+
+    # The waltz partners may write to each other, and to nobody else.
+    assert offered(partner) == [f"{dancer.seat}:message"]
+    write(partner, dancer, "message", "Shall we dance again?")
+    # The boudoir's snooper sends its one letter, under the locked title; its recipient answers once.
+    assert f"{dancer.seat}:boudoir_letter" in offered(snooper)
+    write(snooper, dancer, "boudoir_letter", "I know how many of us there are")
+    dancer.page.wait_for_function("() => fetch('/api/view?as=me').then((r) => r.json())"
+                                  ".then((v) => v.game.view.me.letters.length === 2)")
+    dancer.page.locator("#dracula-messages summary").click()
+    shown_while_held(dancer, "dracula-letters", ["I know how many of us there are", "Shall we dance again?"])
+    with holding(dancer, "dracula-letters"):
+        titles = dancer.page.locator(".d-letter-title").all_inner_texts()
+    assert titles == ["Boudoir letter"], "the boudoir letter under its locked title; the partner's has none"
+    assert f"{snooper.seat}:boudoir_reply" in offered(dancer)
+    write(dancer, snooper, "boudoir_reply", "Tell me")
+    snooper.page.wait_for_function("() => fetch('/api/view?as=me').then((r) => r.json())"
+                                   ".then((v) => v.game.view.me.letters.length === 2)")
+    shown_while_held(snooper, "dracula-letters", ["Tell me"])
+    with holding(snooper, "dracula-letters"):
+        snooper.page.screenshot(path=str(artifacts / "dracula-phone-boudoir-reply.png"))
+        titles = snooper.page.locator(".d-letter-title").all_inner_texts()
+    assert titles == ["Boudoir letter", "Boudoir letter: the reply"], titles
+    assert f"{snooper.seat}:boudoir_reply" not in offered(dancer), "one reply only"
+    for phone in scene.phones:
+        assert not phone.errors, phone.errors

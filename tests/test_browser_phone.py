@@ -19,6 +19,7 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 
 from companion.games.base import seat as seat_viewer
+from companion.games.dracula import DRACULA
 from companion.games.garlic import GARLIC_SLAP
 from companion.games.nuit import NUIT_DES_VAMPIRES as NUIT
 from companion.games.nuit.turn import waiting_for as nuit_waiting
@@ -27,10 +28,11 @@ from companion.sim.players import garlic as garlic_players
 from companion.sim.players import nuit as nuit_players
 from companion.sim.players import vampir as vampir_players
 from tests.support.browser import PHONE_SIZE, PLAYER_NAMES, Scene, Screen, holding, wait_link
+from tests.support.dracula_play import play_series
 
 pytestmark = pytest.mark.browser
 
-PLAYERS = PLAYER_NAMES[:3]   # vampir needs three
+PLAYERS = PLAYER_NAMES   # vampir needs three, dracula four
 TELLS_WITHIN_S = 6.0
 """A phone says its link is down this long after it went, at the latest (a few seconds)."""
 BACK_WITHIN_S = 6.0
@@ -365,7 +367,7 @@ def test_a_vampir_hand_shows_only_while_held_or_opened_to_play_on_its_turn(scene
 # ------------------------------------------------------------------------------- widths
 
 WIDTHS = (320, 360, 390, 430)
-GAMES = ("dice-tray", "buzzer-quiz", "garlic-slap", "nuit-des-vampires", "vampir", "chasse-au-vampire")
+GAMES = ("dice-tray", "buzzer-quiz", "garlic-slap", "nuit-des-vampires", "vampir", "chasse-au-vampire", "dracula")
 
 # Whatever sticks out of the phone's screen: the page's own width, and each element whose box
 # reaches past the right or the left edge (named, with its box and the start of its text); not
@@ -440,6 +442,19 @@ def moments(players: int) -> list[tuple[str, Any, Any, int]]:
     return list(found.values())
 
 
+def dracula_moments(players: int) -> list[tuple[str, Any, Any, int]]:
+    """Moments of a random Dracula series (a person game master, so every screen shows), the
+    first of each phase, night 1 or later, for a human's phone and a vampire's."""
+    found: dict[tuple[Any, ...], tuple[str, Any, Any, int]] = {}
+
+    def keep(_before: Any, state: Any, _event: Any) -> None:
+        for p in state.players:
+            key = (state.phase, state.night == 1, p.vampire)
+            found.setdefault(key, (DRACULA.id, DRACULA, state, p.seat))
+    play_series(players, 1, watch=keep, gm="person", rounds=2)
+    return list(found.values())
+
+
 @pytest.mark.slow
 def test_no_phone_page_is_wider_than_the_phone(scene: Scene) -> None:
     problems: list[str] = []
@@ -462,7 +477,7 @@ def test_no_phone_page_is_wider_than_the_phone(scene: Scene) -> None:
         phone.page.goto(f"{scene.service.base}/me?lang={lang}")
         phone.page.locator("#link:not(.down)").wait_for()
         for players in (3, 6):
-            for game, definition, state, who in moments(players):
+            for game, definition, state, who in moments(players) + dracula_moments(players + 7):
                 viewer = seat_viewer(who)
                 draw_seat_view(phone, game, definition.view(state, viewer), who, action_list(definition, state, viewer))
                 stage = getattr(state, "stage", None)

@@ -24,7 +24,9 @@
   const roomName = (room) => ui[`dracula_room_${room}`] || room;
   const objectName = (kind) => ui[`dracula_object_${kind}`] || kind;
   const phaseName = (phase) => ui[`dracula_phase_${phase}`] || phase;
-  const points = (n) => fill(ui.dracula_points_n, { n });
+  const number = new Intl.NumberFormat(C.lang, { maximumFractionDigits: 1 });
+  const num = (n) => number.format(n);
+  const points = (n) => fill(ui.dracula_points_n, { n, shown: num(n) });
   const natureName = (nature) => (nature === "vampire" ? ui.dracula_nature_vampire : ui.dracula_nature_human);
 
   function newsText(g, n) {
@@ -96,9 +98,16 @@
   }
 
   // The one request of a screen. `problem`: why not (a reason {code, params}, or a ui sentence).
+  // Until its player touches the screen it looks the same on every phone: a refusal of what the
+  // screen proposes at first (Dracula's own room on the first night, with nobody to bite) is said
+  // when the button is tapped, not greyed out for a neighbour to see.
   let reasons = 0;
   function confirm(name, args, label, problem, id) {
     const text = !problem ? "" : typeof problem === "string" ? problem : C.reasonText(problem);
+    if (text && !Object.keys(picks).length) {
+      return el("div", { class: "d-confirm" }, el("button", { type: "button", class: "primary", id, "data-name": name,
+        "data-args": JSON.stringify(args), onclick: () => C.showError(text) }, label));
+    }
     const reasonId = text ? `d-why-${++reasons}` : null;
     return el("div", { class: "d-confirm" },
       el("button", { type: "button", class: "primary", id, disabled: !!problem, "data-name": name,
@@ -172,7 +181,8 @@
   // Rooms seen before the positions (a human map, Dracula's first night): behind the peek.
   function sightList(g, sight) {
     return el("ul", { class: "d-sight" }, sight.map((s) => el("li", { "data-seat": String(s.seat), "data-room": s.room },
-      fill(ui.dracula_sight_line, { name: nameOf(g, s.seat), room: s.room === "unknown" ? ui.dracula_room_unknown : roomName(s.room) }))));
+      fill(ui.dracula_sight_line, { name: nameOf(g, s.seat),
+        room: s.room === "unknown" ? ui.dracula_room_unknown : s.room === null ? ui.dracula_sight_sanctuary : roomName(s.room) }))));
   }
 
   function mapsScreen(game, g, me) {
@@ -261,8 +271,9 @@
       fill(ui.dracula_ballot, { voter: nameOf(g, b.voter), name: nameOf(g, b.candidate) }))));
   }
 
+  // Tonight's sanctuary guests, from the count of the vote until the night is over.
   function sanctuaryLine(g) {
-    if (!g.sanctuary.length) return null;
+    if (!g.sanctuary.length || !["dusk", "maps", "dracula", "actions", "torture", "confirm"].includes(g.phase)) return null;
     return el("p", { class: "d-sanctuary" }, fill(ui.dracula_sanctuary, { names: names(g, g.sanctuary) }));
   }
 
@@ -317,7 +328,7 @@
       const halves = (last.halves || {})[String(p.seat)] || 0;
       return el("tr", { "data-seat": String(p.seat) }, el("th", {}, nameOf(g, p.seat)),
         el("td", {}, p.role ? natureName(p.role) : ""), el("td", {}, (last.dead || []).includes(p.seat) ? ui.dracula_dead : ""),
-        el("td", {}, String(halves / 2)), el("td", {}, String(p.total)));
+        el("td", {}, num(halves / 2)), el("td", {}, num(p.total)));
     });
     return el("section", { class: "d-round-end", id: "dracula-round-end" },
       el("p", { class: "d-revealed" }, fill(ui.dracula_was_dracula, { name: nameOf(g, last.dracula), round: last.round })),
@@ -332,7 +343,7 @@
     const ranked = [...g.players].sort((a, b) => b.total - a.total);
     const places = ranked.map((p) => 1 + ranked.filter((o) => o.total > p.total).length);
     return el("section", { class: "d-podium", id: "dracula-podium" }, el("h3", {}, ui.dracula_podium),
-      el("ol", {}, ranked.map((p, i) => el("li", { "data-place": String(places[i]) },
+      el("ul", { class: "d-places" }, ranked.map((p, i) => el("li", { "data-place": String(places[i]) },
         fill(ui.dracula_place, { place: places[i], name: nameOf(g, p.seat), points: points(p.total) })))),
       el("ul", { class: "d-draculas" }, g.rounds_done.map((r) => el("li", {}, fill(ui.dracula_was_dracula, { name: nameOf(g, r.dracula), round: r.round })))));
   }
@@ -470,7 +481,7 @@
         el("td", {}, p.room ? roomName(p.room) : p.choice && p.choice.room ? roomName(p.choice.room) : ""),
         el("td", {}, actionWords(g, p.action)),
         el("td", {}, p.news.map((n) => newsText(g, n)).join(" · ")),
-        el("td", {}, String(p.halves / 2)))))),
+        el("td", {}, num(p.halves / 2)))))),
       pending ? el("div", { class: "d-pending", id: "dracula-pending" }, el("h4", {}, fill(ui.dracula_pending, { n: pending.night })),
         el("p", {}, pending.converted.length ? fill(ui.dracula_g_converted, { names: names(g, pending.converted) }) : ui.dracula_g_nobody_converted),
         el("ul", {}, Object.entries(pending.notices || {}).map(([seat, told]) => el("li", {},
