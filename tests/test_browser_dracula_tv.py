@@ -14,7 +14,7 @@ the seal checked by the TV itself, and a podium of shared places with each round
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -164,6 +164,11 @@ def check_round_end(table: MidGame, tvs: dict[str, Page]) -> None:
         assert name[done["dracula"]] in page.locator("#dracula-revealed").inner_text()
         assert page.locator("#dracula-check").get_attribute("data-ok") == "true", "the TV's own check opens the seal"
         assert done["salt"] in page.locator("#dracula-check").inner_text()
+        # The round is over: nobody is in the sanctuary any more, whoever spent the last night there.
+        assert page.locator("#dracula-players .dt-tag.sanctuary").count() == 0
+        if g["final"] and g["final"]["dracula_burned"]:
+            said = page.locator("#dracula-round-end .dt-outcome").inner_text()
+            assert all(name[s] in said for s in done["vampires"]), "every vampire dies with Dracula"
 
 
 def check_podium(table: MidGame, tvs: dict[str, Page]) -> None:
@@ -296,5 +301,37 @@ def test_the_clock_counts_down_and_stands_still_while_the_host_pauses_it(tvs: di
         page.wait_for_function("(s) => { const t = document.querySelector('#dracula-clock .dt-time');"
                                " const [m, x] = t.textContent.split(':'); return Number(m) * 60 + Number(x) < s; }",
                                arg=still, timeout=3000)
+    finally:
+        service.stop()
+
+
+def test_after_the_last_night_nobody_is_shown_in_the_sanctuary(tvs: dict[str, Page], tmp_path: Path) -> None:
+    """The sanctuary is the night's: once the fifth night is over (the final phase, the round's
+    end) the TV no longer marks its guests as in the sanctuary."""
+    service = ServiceProcess(tmp_path / "data", extra=("--simulate",)).start()
+    try:
+        table = MidGame(service, seed=6)
+        table.seat_players(4)
+        table.start("dracula", {**OPTIONS, "rounds": 1, "sanctuary_capacity": 1})
+        page = tvs["en"]
+        page.goto(f"{service.base}/table?lang=en")
+
+        def key(view: Mapping[str, Any]) -> str | None:
+            phase = table.phase_key(view)
+            return f"{phase}{view['game']['view']['night']}" if phase in ("day_vote", "dawn") else phase
+
+        reached = []
+        for stop in table.tour(("day_vote5", "dawn5", "round_over"), within={"day_vote5": 4, "dawn5": 0}, key=key):
+            reached.append(stop)
+            view = table.table_view()
+            g = view["game"]["view"]
+            showing(page, g["phase"], view["position"])
+            guests = page.locator("#dracula-players .dt-tag.sanctuary").count()
+            if stop == "dawn5":
+                assert g["sanctuary"], "the last day's vote sent someone to the sanctuary"
+                assert guests == len(g["sanctuary"])
+            if stop == "round_over":
+                assert guests == 0, "the round is over, and the TV still shows a sanctuary guest"
+        assert reached == ["day_vote5", "dawn5", "round_over"], reached
     finally:
         service.stop()
