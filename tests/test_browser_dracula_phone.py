@@ -289,6 +289,13 @@ def test_the_news_the_vote_the_letters_and_the_person_gms_console(scene: Scene, 
     host.page.locator("#dracula-resume_clock").click()
     for phone in scene.phones:
         phone.page.locator("#dracula-status .timer").wait_for()
+    # The host ends the day: whoever did not vote cast no vote, and the host is told who.
+    host.page.locator("#dracula-end_phase").click()
+    phase(scene, "dusk", 2)
+    late = host.page.locator("#dracula-timed-out").inner_text()
+    for phone in scene.phones:
+        name = phone.page.locator("#who strong").inner_text()
+        assert (name in late) == (phone is not human), f"{name}: {late}"
     for phone in scene.phones:
         assert phone.page.evaluate("() => window.__buzz") == [], f"{phone.name} made a sound or vibrated"
         assert not phone.errors, phone.errors

@@ -448,9 +448,10 @@
     return el("div", { class: "d-host-controls button-row" }, buttons);
   }
 
+  // Who has answered the phase, and who it still waits on (nobody is waited on while paused).
   function answered(g) {
     const asked = g.players.filter((p) => p.answered !== null && p.answered !== undefined);
-    if (!asked.length) return null;
+    if (!asked.length || (g.clock && !g.clock.running)) return null;
     const late = asked.filter((p) => !p.answered);
     return el("p", { class: "d-answered" }, fill(ui.dracula_host_answered, { n: asked.length - late.length, of: asked.length }),
       late.length ? ` ${fill(ui.dracula_host_waiting, { names: names(g, late.map((p) => p.seat)) })}` : "");
