@@ -509,7 +509,8 @@
       redraw = () => C.games[GAME].seat(container, game, view);
       const g = game.view;
       const me = g.me;
-      if (pickStep !== g.step) { pickStep = g.step; picks = {}; }
+      const stepKey = `${g.round}:${g.step}:${me ? me.seat : ""}`;
+      if (pickStep !== stepKey) { pickStep = stepKey; picks = {}; }
       keepFocus(container, () => container.replaceChildren(el("div", { class: `dracula dracula-phone phase-${g.phase}`,
         "data-position": String(view.position), "data-step": String(g.step) },
       status(g, game.ended), sanctuaryLine(g),
