@@ -73,8 +73,11 @@
   function status(g, ended) {
     const c = g.clock;
     let clock = null;
-    if (!ended && c && c.running) clock = C.countdown(c.ends_us - c.full_us, c.ends_us);
-    else if (!ended && c) clock = el("span", { class: "d-paused" }, fill(ui.dracula_clock_paused, { s: Math.ceil(c.left_us / 1e6) }));
+    if (!ended && c && c.running) clock = C.countdown(c.ends_us - c.full_us, c.ends_us, ui.dracula_clock_left);
+    else if (!ended && c) {
+      const s = Math.ceil(c.left_us / 1e6);
+      clock = el("span", { class: "d-paused" }, fill(ui.dracula_clock_paused, { m: Math.floor(s / 60), ss: String(s % 60).padStart(2, "0") }));
+    }
     return el("div", { class: "d-status", id: "dracula-status", "data-phase": g.phase },
       el("span", { class: "d-round" }, fill(ui.dracula_round, { n: g.round, of: g.rounds })),
       g.phase === "over" ? null : el("span", { class: "d-night" }, fill(ui.dracula_night, { n: g.night })),
