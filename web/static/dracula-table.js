@@ -4,8 +4,8 @@
 // the sanctuary, the posted positions and the treasure rooms, the round's seal, the final phase
 // (roles public from then on), the round's end with Dracula revealed and the seal checked, and
 // after the last round a podium. During the night's hidden steps (Dracula tortured, a person GM
-// confirming) the TV shows one and the same "the night is being resolved" screen with no clock, so
-// it does not tell which of them is under way.
+// confirming) the TV shows one and the same "the night is being resolved" screen with no clock: no
+// countdown of Dracula's answer, no word of torture.
 //
 // `C.draculaTable(container, game, view)` draws it; dracula.js registers it as the game's table.
 "use strict";
@@ -14,7 +14,6 @@
   const nameOf = C.seatName;
   const listed = new Intl.ListFormat(C.lang, { type: "conjunction" });
   const names = (g, seats) => listed.format((seats || []).map((s) => nameOf(g, Number(s))));
-  const player = (g, seat) => g.players.find((p) => p.seat === Number(seat));
   const NIGHT_STEPS = ["torture", "confirm"];
   // From the count to the dawn: who spends the night in the sanctuary is the night's news.
   const NIGHT_PHASES = ["dusk", "maps", "dracula", "actions", "torture", "confirm", "dawn"];
