@@ -13,6 +13,7 @@ the seal checked by the TV itself, and a podium of shared places with each round
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -335,5 +336,61 @@ def test_after_the_last_night_nobody_is_shown_in_the_sanctuary(tvs: dict[str, Pa
             if stop == "round_over":
                 assert guests == 0, "the round is over, and the TV still shows a sanctuary guest"
         assert reached == ["day_vote5", "dawn5", "round_over"], reached
+    finally:
+        service.stop()
+
+
+def pictures_of(seed: int, phases: tuple[str, ...], **options: Any) -> dict[str, dict[str, Any]]:
+    """The table's picture at the first moment of each of `phases` in a random series on the pure
+    rules (tests/support/dracula_play.py), with 13 players."""
+    from companion.games.base import TABLE
+    from companion.games.dracula import DRACULA
+    from tests.support.dracula_play import play_series
+
+    found: dict[str, dict[str, Any]] = {}
+
+    def watch(_before: Any, after: Any, _event: Any) -> None:
+        if after.phase in phases and after.phase not in found:
+            found[after.phase] = DRACULA.view(after, TABLE)
+
+    play_series(13, seed, watch=watch, rounds=1, **options)
+    assert set(found) == set(phases), f"seed {seed} never reached {set(phases) - set(found)}"
+    return found
+
+
+DRAW_JS = """(picture) => {
+  const box = document.createElement('div');
+  document.querySelector('main').append(box);
+  Companion.draculaTable(box, { view: picture, ended: false }, { position: 0 });
+  const text = (s) => [...box.querySelectorAll(s)].map((e) => e.textContent).join(' | ');
+  const count = (s) => box.querySelectorAll(s).length;
+  const drawn = { title: text('#dracula-phase'), what: text('.dt-what'), clock: count('#dracula-clock'),
+    waiting: count('.dt-player.waiting'), answered: count('.dt-player.answered') };
+  box.remove();
+  return drawn;
+}"""
+
+
+def test_dracula_tortured_and_the_rooms_settled_by_maps_tell_the_table_nothing(tvs: dict[str, Page],
+                                                                               tmp_path: Path) -> None:
+    """While Dracula decides whether to pass for a human, the TV shows what it shows while a person
+    GM confirms a night: the same words, and no countdown (his would say how long he has). While
+    the human map users choose their rooms, the TV marks nobody as answered or awaited: who is
+    awaited would say who holds a map."""
+    companion = pictures_of(87, ("torture", "maps"))
+    person = pictures_of(87, ("confirm",), gm="person")
+    service = ServiceProcess(tmp_path / "data", extra=("--simulate",)).start()
+    try:
+        page = tvs["en"]
+        page.goto(f"{service.base}/table?lang=en")
+        page.locator("#game > *").first.wait_for()
+        torture, confirm, maps = (page.evaluate(DRAW_JS, p) for p in (companion["torture"], person["confirm"],
+                                                                        companion["maps"]))
+        digits = re.compile(r"\d+")
+        assert digits.sub("n", torture["title"]) == digits.sub("n", confirm["title"])
+        assert torture["what"] == confirm["what"] and "resolved" in torture["what"]
+        assert torture["clock"] == confirm["clock"] == 0
+        assert maps["waiting"] == maps["answered"] == 0, maps
+        assert maps["clock"] == 1
     finally:
         service.stop()
