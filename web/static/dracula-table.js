@@ -4,8 +4,8 @@
 // the sanctuary, the posted positions and the treasure rooms, the round's seal, the final phase
 // (roles public from then on), the round's end with Dracula revealed and the seal checked, and
 // after the last round a podium. During the night's hidden steps (Dracula tortured, a person GM
-// confirming) the TV shows one and the same "the night is being resolved" screen with no clock, so
-// it does not tell which of them is under way.
+// confirming) the TV shows one and the same "the night is being resolved" screen with no clock: no
+// countdown of Dracula's answer, no word of torture.
 //
 // `C.draculaTable(container, game, view)` draws it; dracula.js registers it as the game's table.
 "use strict";
@@ -14,8 +14,9 @@
   const nameOf = C.seatName;
   const listed = new Intl.ListFormat(C.lang, { type: "conjunction" });
   const names = (g, seats) => listed.format((seats || []).map((s) => nameOf(g, Number(s))));
-  const player = (g, seat) => g.players.find((p) => p.seat === Number(seat));
   const NIGHT_STEPS = ["torture", "confirm"];
+  // From the count to the dawn: who spends the night in the sanctuary is the night's news.
+  const NIGHT_PHASES = ["dusk", "maps", "dracula", "actions", "torture", "confirm", "dawn"];
   const TREASURE_FOR = ["day", "dusk", "maps", "dracula", "actions", "torture", "confirm"];
   const SEAL_SHOWN = 12;  // hex digits of the seal the TV shows: enough to compare by eye
 
@@ -163,7 +164,7 @@
       "data-answered": String(answered), "data-role": p.role || null },
     el("span", { class: "dt-mark", role: mark ? "img" : null, "aria-label": mark ? ui[`dracula_tv_mark_${state}`] : null }, mark),
     el("span", { class: "dt-name" }, p.name || nameOf(g, p.seat)),
-    p.in_sanctuary ? el("span", { class: "dt-tag sanctuary" }, ui.dracula_tv_in_sanctuary) : null,
+    p.in_sanctuary && NIGHT_PHASES.includes(g.phase) ? el("span", { class: "dt-tag sanctuary" }, ui.dracula_tv_in_sanctuary) : null,
     burned ? el("span", { class: "dt-tag burned" }, ui.dracula_tv_burned) : null,
     p.alive ? null : el("span", { class: "dt-tag dead" }, ui.dracula_tv_dead),
     g.rounds_done.length ? el("span", { class: "dt-total" }, points(p.total)) : null);
@@ -271,7 +272,9 @@
     if (final.burned === undefined) return ui.dracula_tv_no_final;
     const fought = g.players.some((p) => p.stance === "fight");
     if (!final.burned.length) return fought ? ui.dracula_tv_nobody_named : ui.dracula_tv_nobody_burned;
-    return fill(final.dracula_burned ? ui.dracula_tv_dracula_burned : ui.dracula_tv_dracula_missed, { names: names(g, final.burned) });
+    // Dracula burned: every vampire dies, the burned and the others (D-F4).
+    return final.dracula_burned ? fill(ui.dracula_tv_dracula_burned, { names: names(g, final.dead || final.burned) })
+      : fill(ui.dracula_tv_dracula_missed, { names: names(g, final.burned) });
   }
 
   function roundEnd(g) {
@@ -325,21 +328,23 @@
   function podium(g) {
     const steps = podiumPlaces(g.players);
     return el("section", { class: "dt-podium", id: "dracula-podium" },
+      g.phase === "over" ? null : el("h3", {}, fill(ui.dracula_tv_standings, { round: g.rounds_done.length })),
       el("ol", { class: "dt-steps" }, steps.map((s, i) => el("li", { class: `dt-step place-${s.place} rank-${i + 1}`,
         "data-place": String(s.place), "data-seats": s.seats.join(",") },
       el("span", { class: "dt-place-n" }, fill(ui.dracula_tv_place, { n: s.place })),
       el("strong", { class: `dt-names${s.seats.length > 3 ? " many" : ""}` }, names(g, s.seats)),
       el("span", { class: "dt-num" }, points(s.total))))),
-      el("h3", {}, ui.dracula_tv_each_dracula),
-      el("ul", { class: "dt-draculas", id: "dracula-draculas", "data-fit": "trim" }, g.rounds_done.map((r) => el("li", { "data-round": String(r.round) },
-        fill(ui.dracula_tv_round_dracula, { round: r.round, name: nameOf(g, r.dracula) }),
-        " ", el("span", { class: "dt-why" }, (r.dead || []).includes(r.dracula) ? ui.dracula_tv_was_burned : ui.dracula_tv_survived)))));
+      // Its own section: a screen with no room for a line of it hides this list, not the podium.
+      el("section", { class: "dt-draculas-box" }, el("h3", {}, ui.dracula_tv_each_dracula),
+        el("ul", { class: "dt-draculas", id: "dracula-draculas", "data-fit": "trim" }, g.rounds_done.map((r) => el("li", { "data-round": String(r.round) },
+          fill(ui.dracula_tv_round_dracula, { round: r.round, name: nameOf(g, r.dracula) }),
+          " ", el("span", { class: "dt-why" }, (r.dead || []).includes(r.dracula) ? ui.dracula_tv_was_burned : ui.dracula_tv_survived))))));
   }
 
   // -- the whole screen ----------------------------------------------------------------------------------
   function mainPanel(g) {
     switch (g.phase) {
-      case "roles": return [g.rounds_done.length ? podium(g) : null, intro(g), roomsGuide(g)];
+      case "roles": return g.rounds_done.length ? [intro(g), podium(g)] : [intro(g), roomsGuide(g)];
       case "day": return g.vote_today ? [votes(g), treasure(g)] : [intro(g), treasure(g), roomsGuide(g)];
       case "dusk": case "maps": case "dracula": return [tally(g), treasure(g), positions(g) || roomsGuide(g)];
       case "actions": case "torture": case "confirm": return [positions(g), treasure(g)];
