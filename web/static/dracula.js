@@ -517,7 +517,10 @@
       keepFocus(container, () => container.replaceChildren(el("div", { class: `dracula dracula-phone phase-${g.phase}`,
         "data-position": String(view.position), "data-step": String(g.step) },
       status(g, game.ended), sanctuaryLine(g),
-      me && !game.ended ? el("section", { class: "d-screen", id: "dracula-screen", "data-phase": g.phase }, phaseScreen(game, g, me)) : null,
+      // The series' end ends the game, and its last round and podium stay; a game the host ended
+      // early asks nothing more.
+      me && (!game.ended || g.phase === "over") ? el("section", { class: "d-screen", id: "dracula-screen", "data-phase": g.phase },
+        phaseScreen(game, g, me)) : null,
       me && !game.ended && g.phase === "day" ? newsBox(g, me) : null,
       me ? messages(g, me) : null)));
     },
