@@ -538,7 +538,8 @@
       const g = game.view;
       const timedOut = g.timed_out || [];
       container.replaceChildren(el("div", { class: `dracula dracula-host phase-${g.phase}`, "data-position": String(view.position) },
-        status(g, game.ended), game.ended ? null : hostControls(game, g), answered(g),
+        status(g, game.ended), g.phase === "confirm" && !game.ended ? el("p", { class: "hint" }, ui.dracula_host_confirm_help) : null,
+        game.ended ? null : hostControls(game, g), answered(g),
         timedOut.length ? el("p", { class: "d-timed-out", id: "dracula-timed-out" }, fill(ui.dracula_host_timed_out, { names: names(g, timedOut) })) : null,
         g.gm === "person" ? grimoire(g) : el("p", { class: "hint" }, ui.dracula_host_companion_gm),
         g.phase === "round_over" || g.phase === "over" ? roundEnd(g) : null,
