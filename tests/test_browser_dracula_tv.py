@@ -32,7 +32,7 @@ OPTIONS = {"rounds": 2, "gm": "person", "day_s": 1800, "dusk_s": 1800, "actions_
            "final_s": 1800, "torture_s": 600}
 """Long phases: the TV is looked at while the clock runs, and nothing ends by itself meanwhile."""
 STOPS = ("roles", "day", "dusk", "dracula", "actions", "confirm", "dawn", "day_vote", "final_choice",
-         "final_target", "round_over", "over")
+         "final_target", "round_over", "roles_next", "over")
 SHOW_WITHIN_MS = 1000
 
 
@@ -224,6 +224,10 @@ def test_the_tv_shows_the_forum_through_a_series(tvs: dict[str, Page], tmp_path:
                 check_final(table, tvs)
             if stop == "round_over":
                 check_round_end(table, tvs)
+            if stop == "roles_next":
+                # The series so far: the first round's Dracula, the standings.
+                for page in tvs.values():
+                    assert [x["round"] for x in seen(page, "#dracula-draculas li")] == ["1"]
             if stop == "over":
                 check_podium(table, tvs)
             shoot_both(tvs, artifacts, stop)

@@ -51,10 +51,10 @@ PASSES: dict[str, tuple[dict[str, str], ...]] = {"chasse-au-vampire": ({}, {"boa
 """A game whose TV draws another screen for some options is checked once per set of them (others:
 once, with the defaults): La chasse au vampire on the table's own board, then on the companion's."""
 TOURS: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
-    "dracula": ({"gm": "person", "rounds": 1, "day_s": 1800, "dusk_s": 1800, "actions_s": 1800, "dawn_s": 600,
+    "dracula": ({"gm": "person", "rounds": 2, "day_s": 1800, "dusk_s": 1800, "actions_s": 1800, "dawn_s": 600,
                  "final_s": 1800},
                 ("roles", "day", "dusk", "dracula", "actions", "confirm", "dawn", "day_vote", "final_choice",
-                 "final_target", "round_over", "over")),
+                 "final_target", "round_over", "roles_next", "over")),
 }
 """A game whose TV draws another screen in each phase is also checked in each of them, at the least
 and the most players it allows (MidGame.tour: answers where it stops, the host moves the game on

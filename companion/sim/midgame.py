@@ -168,14 +168,17 @@ class MidGame:
     # -- a tour of the phases ---------------------------------------------------------------------
 
     def phase_key(self, view: Mapping[str, Any]) -> str | None:
-        """The running game's phase as its picture names it (`phase`), or None when it is over. A
-        day with a vote is `day_vote` (Dracula's sanctuary vote draws another screen)."""
+        """The game's phase as its picture names it (`phase`), or None with no game. Dracula's
+        screens that differ within a phase have keys of their own: a day with a vote is
+        `day_vote`, the roles of a round after the first (the series so far) `roles_next`."""
         game = view["game"]
         if game is None:
             return None
         picture = game["view"]
         phase = picture.get("phase")
-        return "day_vote" if phase == "day" and picture.get("vote_today") else phase
+        if phase == "day" and picture.get("vote_today"):
+            return "day_vote"
+        return "roles_next" if phase == "roles" and picture.get("rounds_done") else phase
 
     def tour(self, stops: Sequence[str], within: int | Mapping[str, int] = 6, budget: int = 200,
              key: Callable[[Mapping[str, Any]], str | None] | None = None) -> Iterator[str]:

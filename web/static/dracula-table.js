@@ -325,21 +325,23 @@
   function podium(g) {
     const steps = podiumPlaces(g.players);
     return el("section", { class: "dt-podium", id: "dracula-podium" },
+      g.phase === "over" ? null : el("h3", {}, fill(ui.dracula_tv_standings, { round: g.rounds_done.length })),
       el("ol", { class: "dt-steps" }, steps.map((s, i) => el("li", { class: `dt-step place-${s.place} rank-${i + 1}`,
         "data-place": String(s.place), "data-seats": s.seats.join(",") },
       el("span", { class: "dt-place-n" }, fill(ui.dracula_tv_place, { n: s.place })),
       el("strong", { class: `dt-names${s.seats.length > 3 ? " many" : ""}` }, names(g, s.seats)),
       el("span", { class: "dt-num" }, points(s.total))))),
-      el("h3", {}, ui.dracula_tv_each_dracula),
-      el("ul", { class: "dt-draculas", id: "dracula-draculas", "data-fit": "trim" }, g.rounds_done.map((r) => el("li", { "data-round": String(r.round) },
-        fill(ui.dracula_tv_round_dracula, { round: r.round, name: nameOf(g, r.dracula) }),
-        " ", el("span", { class: "dt-why" }, (r.dead || []).includes(r.dracula) ? ui.dracula_tv_was_burned : ui.dracula_tv_survived)))));
+      // Its own section: a screen with no room for a line of it hides this list, not the podium.
+      el("section", { class: "dt-draculas-box" }, el("h3", {}, ui.dracula_tv_each_dracula),
+        el("ul", { class: "dt-draculas", id: "dracula-draculas", "data-fit": "trim" }, g.rounds_done.map((r) => el("li", { "data-round": String(r.round) },
+          fill(ui.dracula_tv_round_dracula, { round: r.round, name: nameOf(g, r.dracula) }),
+          " ", el("span", { class: "dt-why" }, (r.dead || []).includes(r.dracula) ? ui.dracula_tv_was_burned : ui.dracula_tv_survived))))));
   }
 
   // -- the whole screen ----------------------------------------------------------------------------------
   function mainPanel(g) {
     switch (g.phase) {
-      case "roles": return [g.rounds_done.length ? podium(g) : null, intro(g), roomsGuide(g)];
+      case "roles": return g.rounds_done.length ? [intro(g), podium(g)] : [intro(g), roomsGuide(g)];
       case "day": return g.vote_today ? [votes(g), treasure(g)] : [intro(g), treasure(g), roomsGuide(g)];
       case "dusk": case "maps": case "dracula": return [tally(g), treasure(g), positions(g) || roomsGuide(g)];
       case "actions": case "torture": case "confirm": return [positions(g), treasure(g)];
