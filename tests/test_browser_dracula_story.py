@@ -22,9 +22,10 @@ import pytest
 from playwright.sync_api import Browser, Page, Playwright
 
 from companion.sim.service import ServiceProcess
-from tests.support.browser import TV_SIZE, Scene, SceneBuilder, Screen, holding, tv_and_phones, wait_on
+from tests.support.browser import TV_SIZE, Scene, Screen, holding, tv_and_phones, wait_on
 from tests.support.dracula_play import NAMES
 from tests.support.dracula_story import (
+    FullTableBuilder,
     all_ready,
     command,
     game_state,
@@ -33,6 +34,7 @@ from tests.support.dracula_story import (
     objects_held,
     own_sheet,
     phone_shots,
+    reach,
     round_points,
     tv_shots,
 )
@@ -50,11 +52,12 @@ SCREEN = "#dracula-screen"
 @pytest.fixture
 def scene(chromium: Browser, playwright_driver: Playwright, companion_service: ServiceProcess,
           tmp_path: Path) -> Iterator[Scene]:
-    """The table display, the host console and thirteen phones (the table set to thirteen seats first)."""
+    """The table display, the host console and thirteen phones (the table set to thirteen seats
+    first), each phone from its own address."""
     companion_service.post("end_game", host=True)
     answer = companion_service.post("set_seat_count", {"count": len(NAMES)}, host=True)
     assert answer["ok"], answer
-    builder = SceneBuilder(chromium, playwright_driver, companion_service, tmp_path)
+    builder = FullTableBuilder(chromium, playwright_driver, companion_service, tmp_path)
     try:
         yield builder.build(NAMES)
     finally:
@@ -75,24 +78,24 @@ def rooms_and_actions(scene: Scene, number: int, rooms: dict[int, str], uses: fr
                       bites: dict[int, int] | None = None, phones: list[Screen] | None = None) -> None:
     """A quiet night sent from the phones' pages: each in its room (the rest of tonight's players
     in the boudoir), the objects of `uses` used, the `bites` bitten, everyone else passing."""
-    pic = phase(scene, "dusk", number)
+    pic = reach(scene, "dusk", number)
     awake = [p for p in (phones or scene.phones) if p.seat not in pic["sanctuary"]]
     for p in awake:
         command(p, "choose_room", room=rooms.get(p.seat, "boudoir"), use=p.seat in uses)
-    phase(scene, "actions", number)
+    reach(scene, "actions", number)
     for p in awake:
         bite = (bites or {}).get(p.seat)
         command(p, "act", **({"bite": bite} if bite is not None else {}))
-    phase(scene, "dawn", number)
+    reach(scene, "dawn", number)
 
 
 def votes_for(scene: Scene, number: int, chosen: list[int]) -> None:
     """A day's vote sent from the phones: the votes spread over `chosen` (all eligible), who stay."""
-    pic = phase(scene, "day", number)
+    pic = reach(scene, "day", number)
     assert set(chosen) <= set(pic["eligible"]), (chosen, pic["eligible"])
     for i, p in enumerate(scene.phones):
         command(p, "vote", candidate=chosen[i % len(chosen)])
-    pic = phase(scene, "dusk", number)
+    pic = reach(scene, "dusk", number)
     assert sorted(pic["sanctuary"]) == sorted(chosen), pic["tally"]
 
 
@@ -118,7 +121,7 @@ def test_a_round_of_dracula_on_the_tv_and_thirteen_phones(scene: Scene, french_t
     tv_shots(scene, french_tv, artifacts, "roles", ".dracula-table.phase-roles")
     phone_shots(scene, d, artifacts, "dracula-role", SCREEN, peek="private")
     all_ready(scene.phones)
-    phase(scene, "day", 1)
+    reach(scene, "day", 1)
     all_ready(scene.phones)
 
     # Night 1: everyone picks a room; Dracula alone sees them all, picks the jails where A (h0) is,
@@ -126,10 +129,10 @@ def test_a_round_of_dracula_on_the_tv_and_thirteen_phones(scene: Scene, french_t
     a = h[0]
     spread = ("boudoir", "ballroom", "torture", "jails")
     night1 = {a.seat: "jails", d.seat: "boudoir", **{p.seat: spread[i % 4] for i, p in enumerate(h[1:])}}
-    phase(scene, "dusk", 1)
+    reach(scene, "dusk", 1)
     for p in scene.phones:
         command(p, "choose_room", room=night1[p.seat])
-    phase(scene, "dracula", 1)
+    reach(scene, "dracula", 1, [d, h[1]])
     with holding(d, "dracula-sight"):
         d.page.locator(".d-sight li").first.wait_for()
         assert d.page.locator(".d-sight li").count() == 12
@@ -142,7 +145,7 @@ def test_a_round_of_dracula_on_the_tv_and_thirteen_phones(scene: Scene, french_t
     send(d, "#dracula-send-room")
     for p in h:
         command(p, "choose_room", room=night1[p.seat])
-    phase(scene, "actions", 1)
+    reach(scene, "actions", 1, [d])
     wait_on(tv, f"#dracula-positions .dt-room[data-room='jails'] li[data-seat='{d.seat}']", "Dracula in the jails")
     wait_on(tv, f"#dracula-positions .dt-room[data-room='jails'] li[data-seat='{a.seat}']", "A in the jails")
     tv_shots(scene, french_tv, artifacts, "night-1-positions", "#dracula-positions")
@@ -151,7 +154,7 @@ def test_a_round_of_dracula_on_the_tv_and_thirteen_phones(scene: Scene, french_t
     send(d, "#dracula-send-action")
     for p in h:
         command(p, "act")
-    phase(scene, "dawn", 1)
+    reach(scene, "dawn", 1, [a, h[1]])
     shown_while_held(a, "dracula-news", ["You were bitten tonight.", "You have become a vampire."])
     shown_while_held(h[1], "dracula-news", ["Nothing to tell you about tonight."])
     phone_shots(scene, a, artifacts, "dawn-1-bitten", SCREEN, peek="dracula-news")
@@ -171,7 +174,7 @@ def test_a_round_of_dracula_on_the_tv_and_thirteen_phones(scene: Scene, french_t
         voter.page.evaluate("([sel, at]) => { const b = document.querySelector(sel);"
                             " setTimeout(() => b.click(), at - Date.now()); }",
                             [f"{SCREEN} .d-candidate[data-seat='{candidate.seat}']", together_ms])
-    pic = phase(scene, "dusk", 2)
+    pic = reach(scene, "dusk", 2)
     ranking = {r["candidate"]: r for r in pic["tally"]["ranking"]}
     assert [ranking[s.seat]["votes"] for s in (x, y, t1, t2)] == [4, 3, 2, 2], ranking
     stays = t1 if ranking[t1.seat]["chosen"] else t2
@@ -195,7 +198,7 @@ def test_a_round_of_dracula_on_the_tv_and_thirteen_phones(scene: Scene, french_t
     awake = [p for p in scene.phones if p.seat not in sheltered]
     for p in awake:
         command(p, "choose_room", room=night2.get(p.seat, "jails"))
-    phase(scene, "actions", 2)
+    reach(scene, "actions", 2, h[1:4])
     for dancer, partner in ((h[1], h[2]), (h[2], h[1])):
         tap(dancer, "[data-kind='snoop']")
         tap(dancer, f"[data-for='target'][data-seat='{partner.seat}']")
@@ -215,7 +218,7 @@ def test_a_round_of_dracula_on_the_tv_and_thirteen_phones(scene: Scene, french_t
     phone_shots(scene, d, artifacts, "night-2-torture", "#dracula-disguise-true")
     tv_shots(scene, french_tv, artifacts, "night-2-resolving", ".dracula-table.phase-torture")
     send(d, "#dracula-disguise-true")
-    phase(scene, "dawn", 2)
+    reach(scene, "dawn", 2, [d, *h[1:6]])
     dracula_is = f"The torture room: {name_of[d.seat]} is human."
     for torturer in (h[4], h[5]):
         shown_while_held(torturer, "dracula-news", [dracula_is])
@@ -233,7 +236,7 @@ def test_a_round_of_dracula_on_the_tv_and_thirteen_phones(scene: Scene, french_t
 
     # Day 3: the boudoir letter from h3 to h6 and its one reply; the waltz partners write to each
     # other. Each letter is on its sender's and recipient's phones only.
-    phase(scene, "day", 3)
+    reach(scene, "day", 3, [h[1], h[2], h[3], h[6]])
     letter, reply = "Two of them, count them", "Thank you, I will watch"
     write(h[3], h[6], "boudoir_letter", letter)
     h[6].page.wait_for_function("() => fetch('/api/view?as=me').then((r) => r.json())"
@@ -264,14 +267,14 @@ def test_a_round_of_dracula_on_the_tv_and_thirteen_phones(scene: Scene, french_t
     # on night 3: a vampire. On night 4 G uses the garlic and Dracula bites G again: Dracula is told
     # "failure", G "bitten", and Dracula's two points are G's.
     g = next(p for p in h if objects[p.seat] == "garlic" and p is not a)
-    quiet = [p for p in h if p not in (a, g, h[3], h[6]) and p.seat in phase(scene, "day", 3)["eligible"]]
+    quiet = [p for p in h if p not in (a, g, h[3], h[6]) and p.seat in reach(scene, "day", 3)["eligible"]]
     votes_for(scene, 3, [p.seat for p in quiet[:3]])
     rooms_and_actions(scene, 3, {d.seat: "ballroom", g.seat: "ballroom"}, bites={d.seat: g.seat})
     assert news_kinds(g) == ["bitten", "converted"]
     before = round_points(game_state(scene))
     assert before[d.seat] == 2, "Dracula's two bites took"
     all_ready(scene.phones)
-    eligible = phase(scene, "day", 4)["eligible"]
+    eligible = reach(scene, "day", 4)["eligible"]
     votes_for(scene, 4, [s for s in eligible if s not in (d.seat, g.seat)][:3])
     rooms_and_actions(scene, 4, {d.seat: "ballroom", g.seat: "ballroom"}, uses=frozenset({g.seat}),
                       bites={d.seat: g.seat})
@@ -286,7 +289,7 @@ def test_a_round_of_dracula_on_the_tv_and_thirteen_phones(scene: Scene, french_t
     all_ready(scene.phones)
 
     # Day 5 and night 5, quietly; then the final phase.
-    eligible = phase(scene, "day", 5)["eligible"]
+    eligible = reach(scene, "day", 5)["eligible"]
     votes_for(scene, 5, eligible[:3])
     rooms_and_actions(scene, 5, {})
     all_ready(scene.phones)
@@ -294,7 +297,7 @@ def test_a_round_of_dracula_on_the_tv_and_thirteen_phones(scene: Scene, french_t
     # The final phase: everyone's role on the TV, not who is Dracula. Three humans flee, the rest
     # fight; h4 and h5 name Dracula (tapped), the other fighters name A or G: Dracula burns, and
     # every vampire dies with him.
-    pic = phase(scene, "final_choice")
+    pic = reach(scene, "final_choice")
     vampires = {d.seat, a.seat, g.seat}
     assert {p["seat"] for p in pic["players"] if p["role"] == "vampire"} == vampires
     for seat in vampires:
@@ -307,6 +310,7 @@ def test_a_round_of_dracula_on_the_tv_and_thirteen_phones(scene: Scene, french_t
     namers = [h[4], h[5]]
     fleeing = [p for p in humans if p not in namers][:3]
     fighters = [p for p in humans if p not in fleeing]
+    reach(scene, "final_choice", phones=[fleeing[0], *namers])
     send(fleeing[0], "#dracula-flee")
     for p in fleeing[1:]:
         command(p, "stance", stance="flee")
@@ -316,13 +320,13 @@ def test_a_round_of_dracula_on_the_tv_and_thirteen_phones(scene: Scene, french_t
     for p in fighters:
         if p not in namers:
             command(p, "stance", stance="fight")
-    phase(scene, "final_target")
+    reach(scene, "final_target", phones=namers)
     phone_shots(scene, namers[0], artifacts, "final-naming", f"{SCREEN} button[data-seat='{d.seat}']")
     for p in namers:
         send(p, f"button[data-seat='{d.seat}']")
     for i, p in enumerate(f for f in fighters if f not in namers):
         command(p, "name_vampire", vampire=(a, g)[i % 2].seat)
-    pic = phase(scene, "round_over")
+    pic = reach(scene, "round_over", phones=[namers[0]])
     final = pic["final"]
     assert final["dracula_burned"] and set(final["burned"]) == vampires and set(final["dead"]) == vampires
     done = pic["rounds_done"][-1]

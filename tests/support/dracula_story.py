@@ -10,6 +10,9 @@ own cookie, as its buttons would send them; the test taps the story's key moment
 
 from __future__ import annotations
 
+import socket
+import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,11 +23,70 @@ from companion.games.dracula.state import DraculaState
 from companion.service import DATABASE_NAME
 from companion.store import EventStore
 from companion.table.gamerun import GameRun
-from tests.support.browser import Scene, Screen, holding, shoot, switch_language
+from tests.support.browser import (
+    PHONE_DEVICE,
+    NetworkLink,
+    Scene,
+    SceneBuilder,
+    Screen,
+    holding,
+    shoot,
+    switch_language,
+)
 
 COMMAND_JS = """([name, args]) => fetch('/api/commands', {method: 'POST', credentials: 'same-origin',
   headers: {'Content-Type': 'application/json'}, body: JSON.stringify({as: 'me', name, args})})
   .then((r) => r.json())"""
+
+
+# -- thirteen phones, each from its own address --------------------------------------------------
+
+class OwnAddressLink(NetworkLink):
+    """A phone's network link that reaches the service from an address of its own (127.0.0.N), as
+    each phone at a real table has its own: the service limits joins per address (ten at once),
+    so thirteen phones joining from one address would be refused as a flood. It can be unplugged
+    and silenced as the plain link (its accepting loop is the plain one's, from that address)."""
+
+    def __init__(self, target_port: int, address: str) -> None:
+        self.address = address
+        super().__init__(target_port)
+
+    def _accept(self) -> None:
+        while not self._closed:
+            try:
+                phone, _ = self._listener.accept()
+            except OSError:
+                return
+            if not self._up:
+                phone.close()
+                continue
+            if self._silent:  # held open, never answered
+                with self._lock:
+                    self._sockets.add(phone)
+                threading.Thread(target=self._swallow, args=(phone,), daemon=True).start()
+                continue
+            try:
+                service = socket.create_connection(("127.0.0.1", self.target_port), timeout=2,
+                                                   source_address=(self.address, 0))
+                service.settimeout(None)
+            except OSError:
+                phone.close()
+                continue
+            with self._lock:
+                self._sockets.update((phone, service))
+            for source, sink in ((phone, service), (service, phone)):
+                threading.Thread(target=self._pump, args=(source, sink), daemon=True).start()
+
+
+class FullTableBuilder(SceneBuilder):
+    """The scene's builder, with each phone on a link from its own address."""
+
+    def phone(self, number: int) -> Screen:
+        device = dict(self.playwright.devices[PHONE_DEVICE])
+        device.pop("default_browser_type", None)
+        link = OwnAddressLink(self.service.port, f"127.0.0.{10 + number}")
+        self.links.append(link)
+        return self.open(f"phone {number}", link=link, **device)
 
 
 # -- the god's eye: the game's state, replayed from its log ----------------------------------------
@@ -56,6 +118,17 @@ def command(phone: Screen, name: str, **args: Any) -> None:
     """The phone's page sends a command as its buttons would (its own cookie), and it is taken."""
     answer = phone.page.evaluate(COMMAND_JS, [name, args])
     assert answer.get("ok"), f"{phone.name} {name} {args}: {answer}"
+
+
+def reach(scene: Scene, name: str, night: int | None = None, phones: Sequence[Screen] = ()) -> dict[str, Any]:
+    """The table's picture once the game is in phase `name` (of `night`), with `phones` showing it
+    (the others, answering from their pages, need not have drawn it)."""
+    view = scene.wait_for_view(lambda v: v["game"]["view"]["phase"] == name
+                               and (night is None or v["game"]["view"]["night"] == night))
+    picture: dict[str, Any] = view["game"]["view"]
+    for phone in phones:
+        phone.page.locator(f".dracula-phone[data-step='{picture['step']}']").wait_for()
+    return picture
 
 
 def all_ready(phones: list[Screen]) -> None:
