@@ -289,6 +289,13 @@ def test_the_news_the_vote_the_letters_and_the_person_gms_console(scene: Scene, 
     host.page.locator("#dracula-resume_clock").click()
     for phone in scene.phones:
         phone.page.locator("#dracula-status .timer").wait_for()
+    # The host ends the day: whoever did not vote cast no vote, and the host is told who.
+    host.page.locator("#dracula-end_phase").click()
+    phase(scene, "dusk", 2)
+    late = host.page.locator("#dracula-timed-out").inner_text()
+    for phone in scene.phones:
+        name = phone.page.locator("#who strong").inner_text()
+        assert (name in late) == (phone is not human), f"{name}: {late}"
     for phone in scene.phones:
         assert phone.page.evaluate("() => window.__buzz") == [], f"{phone.name} made a sound or vibrated"
         assert not phone.errors, phone.errors
@@ -417,3 +424,56 @@ def test_a_boudoir_letter_and_its_reply_and_waltz_partners_write_from_their_phon
     assert f"{snooper.seat}:boudoir_reply" not in offered(dancer), "one reply only"
     for phone in scene.phones:
         assert not phone.errors, phone.errors
+
+
+def dusk_with_maps() -> tuple[Any, int, int]:
+    """A dusk (night 3 or later) of a series on the pure rules where a human and a vampire hold a map."""
+    found: list[tuple[Any, int, int]] = []
+
+    def keep(_before: Any, state: Any, _event: Any) -> None:
+        if found or state.phase != "dusk" or state.night < 3:
+            return
+        out = set(state.sanctuary)
+        human = [p.seat for p in state.players if p.obj == "map" and not p.vampire and p.seat not in out]
+        vampire = [p.seat for p in state.players if p.obj == "map" and p.vampire and p.seat not in out]
+        if human and vampire:
+            found.append((state, human[0], vampire[0]))
+    for seed in range(40):
+        play_series(13, seed, watch=keep, rounds=1)
+        if found:
+            return found[0]
+    raise AssertionError("no dusk with a human's map and a vampire's in 40 series")
+
+
+def sent_args(phone: Screen) -> Any:
+    button = phone.page.locator("#dracula-screen #dracula-send-room")
+    assert button.is_enabled(), phone.page.locator("#dracula-screen").inner_text()
+    return json.loads(button.get_attribute("data-args") or "{}")
+
+
+def test_a_map_on_the_dusk_screen_asks_what_the_rules_ask(scene: Scene) -> None:
+    """A human's map: no room now (chosen once the others' are seen); a vampire's: a room, and a
+    player and a room for the curse. Until the object is used, both screens are the others'."""
+    state, human, vampire = dusk_with_maps()
+    phone = scene.phones[0]
+    phone.page.set_viewport_size(PHONE_SIZE)
+
+    def draw(seat: int) -> None:
+        viewer = seat_viewer(seat)
+        draw_seat_view(phone, DRACULA.id, DRACULA.view(state, viewer), seat, action_list(DRACULA, state, viewer))
+        phone.page.locator("#dracula-screen #dracula-use").wait_for()
+
+    draw(human)
+    before = screen_shape(phone)
+    phone.page.locator("#dracula-use").click()
+    assert phone.page.locator("#dracula-screen .d-room").count() == 0
+    assert sent_args(phone) == {"room": None, "use": True}
+    draw(vampire)
+    assert screen_shape(phone) == before, "a vampire's dusk screen is a human's"
+    phone.page.locator("#dracula-screen .d-room[data-room='ballroom']").click()
+    phone.page.locator("#dracula-use").click()
+    target = next(p.seat for p in state.players if p.seat != vampire)
+    phone.page.locator(f"#dracula-screen .d-curse [data-seat='{target}']").click()
+    phone.page.locator("#dracula-screen [data-curse-room='jails']").click()
+    assert sent_args(phone) == {"room": "ballroom", "use": True, "curse_target": target, "curse_room": "jails"}
+    assert not phone.errors, phone.errors

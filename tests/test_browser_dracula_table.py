@@ -11,12 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, Playwright
 
 from companion.sim.service import ServiceProcess
-from tests.support.browser import PHONE_SIZE, TV_SIZE, Scene, SceneBuilder, Screen, holding, shoot
+from tests.support.browser import PHONE_SIZE, TV_SIZE, NetworkLink, Scene, SceneBuilder, Screen, holding, shoot
 from tests.support.dracula_play import NAMES
 from tests.test_browser_dracula_phone import (
     SPY_JS,
@@ -47,13 +48,23 @@ class Plan:
     use: bool = False
 
 
+class PatientBuilder(SceneBuilder):
+    """Thirteen phones join one after the other, each drawing every join after it: on a busy
+    machine a join may take longer than the ten seconds a device is given elsewhere."""
+
+    def open(self, name: str, link: NetworkLink | None = None, **options: Any) -> Screen:
+        screen = super().open(name, link, **options)
+        screen.context.set_default_timeout(30_000)
+        return screen
+
+
 @pytest.fixture
 def scene(chromium: Browser, playwright_driver: Playwright, companion_service: ServiceProcess,
           tmp_path: Path) -> Iterator[Scene]:
     """The table display, the host console and thirteen phones (the table set to thirteen seats first)."""
     companion_service.post("end_game", host=True)
     assert companion_service.post("set_seat_count", {"count": len(NAMES)}, host=True)["ok"]
-    builder = SceneBuilder(chromium, playwright_driver, companion_service, tmp_path)
+    builder = PatientBuilder(chromium, playwright_driver, companion_service, tmp_path)
     try:
         yield builder.build(NAMES)
     finally:

@@ -45,7 +45,8 @@
     const ends = Number(timer.dataset.endsUs);
     const left = leftUs(since, ends);
     const seconds = Math.max(0, Math.ceil(left / 1e6));
-    const text = fill(timer.dataset.template, { s: seconds });
+    // {s}: the seconds left; {m}:{ss} the same as minutes and seconds, for the long waits.
+    const text = fill(timer.dataset.template, { s: seconds, m: Math.floor(seconds / 60), ss: String(seconds % 60).padStart(2, "0") });
     const words = timer.querySelector(".countdown");
     if (words.textContent !== text) words.textContent = text;
     words.classList.toggle("low", seconds <= 2);

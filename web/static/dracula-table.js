@@ -4,8 +4,8 @@
 // the sanctuary, the posted positions and the treasure rooms, the round's seal, the final phase
 // (roles public from then on), the round's end with Dracula revealed and the seal checked, and
 // after the last round a podium. During the night's hidden steps (Dracula tortured, a person GM
-// confirming) the TV shows one and the same "the night is being resolved" screen with no clock, so
-// it does not tell which of them is under way.
+// confirming) the TV shows one and the same "the night is being resolved" screen with no clock: no
+// countdown of Dracula's answer, no word of torture.
 //
 // `C.draculaTable(container, game, view)` draws it; dracula.js registers it as the game's table.
 "use strict";
@@ -14,8 +14,9 @@
   const nameOf = C.seatName;
   const listed = new Intl.ListFormat(C.lang, { type: "conjunction" });
   const names = (g, seats) => listed.format((seats || []).map((s) => nameOf(g, Number(s))));
-  const player = (g, seat) => g.players.find((p) => p.seat === Number(seat));
   const NIGHT_STEPS = ["torture", "confirm"];
+  // From the count to the dawn: who spends the night in the sanctuary is the night's news.
+  const NIGHT_PHASES = ["dusk", "maps", "dracula", "actions", "torture", "confirm", "dawn"];
   const TREASURE_FOR = ["day", "dusk", "maps", "dracula", "actions", "torture", "confirm"];
   const SEAL_SHOWN = 12;  // hex digits of the seal the TV shows: enough to compare by eye
 
@@ -163,7 +164,7 @@
       "data-answered": String(answered), "data-role": p.role || null },
     el("span", { class: "dt-mark", role: mark ? "img" : null, "aria-label": mark ? ui[`dracula_tv_mark_${state}`] : null }, mark),
     el("span", { class: "dt-name" }, p.name || nameOf(g, p.seat)),
-    p.in_sanctuary ? el("span", { class: "dt-tag sanctuary" }, ui.dracula_tv_in_sanctuary) : null,
+    p.in_sanctuary && NIGHT_PHASES.includes(g.phase) ? el("span", { class: "dt-tag sanctuary" }, ui.dracula_tv_in_sanctuary) : null,
     burned ? el("span", { class: "dt-tag burned" }, ui.dracula_tv_burned) : null,
     p.alive ? null : el("span", { class: "dt-tag dead" }, ui.dracula_tv_dead),
     g.rounds_done.length ? el("span", { class: "dt-total" }, points(p.total)) : null);
@@ -271,7 +272,9 @@
     if (final.burned === undefined) return ui.dracula_tv_no_final;
     const fought = g.players.some((p) => p.stance === "fight");
     if (!final.burned.length) return fought ? ui.dracula_tv_nobody_named : ui.dracula_tv_nobody_burned;
-    return fill(final.dracula_burned ? ui.dracula_tv_dracula_burned : ui.dracula_tv_dracula_missed, { names: names(g, final.burned) });
+    // Dracula burned: every vampire dies, the burned and the others (D-F4).
+    return final.dracula_burned ? fill(ui.dracula_tv_dracula_burned, { names: names(g, final.dead || final.burned) })
+      : fill(ui.dracula_tv_dracula_missed, { names: names(g, final.burned) });
   }
 
   function roundEnd(g) {

@@ -73,8 +73,11 @@
   function status(g, ended) {
     const c = g.clock;
     let clock = null;
-    if (!ended && c && c.running) clock = C.countdown(c.ends_us - c.full_us, c.ends_us);
-    else if (!ended && c) clock = el("span", { class: "d-paused" }, fill(ui.dracula_clock_paused, { s: Math.ceil(c.left_us / 1e6) }));
+    if (!ended && c && c.running) clock = C.countdown(c.ends_us - c.full_us, c.ends_us, ui.dracula_clock_left);
+    else if (!ended && c) {
+      const s = Math.ceil(c.left_us / 1e6);
+      clock = el("span", { class: "d-paused" }, fill(ui.dracula_clock_paused, { m: Math.floor(s / 60), ss: String(s % 60).padStart(2, "0") }));
+    }
     return el("div", { class: "d-status", id: "dracula-status", "data-phase": g.phase },
       el("span", { class: "d-round" }, fill(ui.dracula_round, { n: g.round, of: g.rounds })),
       g.phase === "over" ? null : el("span", { class: "d-night" }, fill(ui.dracula_night, { n: g.night })),
@@ -448,9 +451,10 @@
     return el("div", { class: "d-host-controls button-row" }, buttons);
   }
 
+  // Who has answered the phase, and who it still waits on (nobody is waited on while paused).
   function answered(g) {
     const asked = g.players.filter((p) => p.answered !== null && p.answered !== undefined);
-    if (!asked.length) return null;
+    if (!asked.length || (g.clock && !g.clock.running)) return null;
     const late = asked.filter((p) => !p.answered);
     return el("p", { class: "d-answered" }, fill(ui.dracula_host_answered, { n: asked.length - late.length, of: asked.length }),
       late.length ? ` ${fill(ui.dracula_host_waiting, { names: names(g, late.map((p) => p.seat)) })}` : "");
@@ -508,7 +512,8 @@
       redraw = () => C.games[GAME].seat(container, game, view);
       const g = game.view;
       const me = g.me;
-      if (pickStep !== g.step) { pickStep = g.step; picks = {}; }
+      const stepKey = `${g.round}:${g.step}:${me ? me.seat : ""}`;
+      if (pickStep !== stepKey) { pickStep = stepKey; picks = {}; }
       keepFocus(container, () => container.replaceChildren(el("div", { class: `dracula dracula-phone phase-${g.phase}`,
         "data-position": String(view.position), "data-step": String(g.step) },
       status(g, game.ended), sanctuaryLine(g),
