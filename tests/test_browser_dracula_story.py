@@ -27,6 +27,7 @@ from tests.support.dracula_play import NAMES
 from tests.support.dracula_story import (
     FullTableBuilder,
     all_ready,
+    answer,
     command,
     game_state,
     heard,
@@ -80,12 +81,10 @@ def rooms_and_actions(scene: Scene, number: int, rooms: dict[int, str], uses: fr
     in the boudoir), the objects of `uses` used, the `bites` bitten, everyone else passing."""
     pic = reach(scene, "dusk", number)
     awake = [p for p in (phones or scene.phones) if p.seat not in pic["sanctuary"]]
-    for p in awake:
-        command(p, "choose_room", room=rooms.get(p.seat, "boudoir"), use=p.seat in uses)
+    answer([(p, "choose_room", {"room": rooms.get(p.seat, "boudoir"), "use": p.seat in uses}) for p in awake])
     reach(scene, "actions", number)
-    for p in awake:
-        bite = (bites or {}).get(p.seat)
-        command(p, "act", **({"bite": bite} if bite is not None else {}))
+    bitten = bites or {}
+    answer([(p, "act", {"bite": bitten[p.seat]} if p.seat in bitten else {}) for p in awake])
     reach(scene, "dawn", number)
 
 
@@ -93,8 +92,7 @@ def votes_for(scene: Scene, number: int, chosen: list[int]) -> None:
     """A day's vote sent from the phones: the votes spread over `chosen` (all eligible), who stay."""
     pic = reach(scene, "day", number)
     assert set(chosen) <= set(pic["eligible"]), (chosen, pic["eligible"])
-    for i, p in enumerate(scene.phones):
-        command(p, "vote", candidate=chosen[i % len(chosen)])
+    answer([(p, "vote", {"candidate": chosen[i % len(chosen)]}) for i, p in enumerate(scene.phones)])
     pic = reach(scene, "dusk", number)
     assert sorted(pic["sanctuary"]) == sorted(chosen), pic["tally"]
 
@@ -104,8 +102,8 @@ def test_a_round_of_dracula_on_the_tv_and_thirteen_phones(scene: Scene, french_t
     tv = scene.table
     tv_and_phones(scene)
     service.post("end_game", host=True)
-    answer = service.post("start_game", {"game": "dracula", "options": OPTIONS}, host=True)
-    assert answer["ok"], answer
+    started = service.post("start_game", {"game": "dracula", "options": OPTIONS}, host=True)
+    assert started["ok"], started
     phase(scene, "roles")
     for phone in scene.phones:   # the spy outlives the reloads of the language switches
         phone.context.add_init_script(script=f"({SPY_JS})()")
@@ -130,8 +128,7 @@ def test_a_round_of_dracula_on_the_tv_and_thirteen_phones(scene: Scene, french_t
     spread = ("boudoir", "ballroom", "torture", "jails")
     night1 = {a.seat: "jails", d.seat: "boudoir", **{p.seat: spread[i % 4] for i, p in enumerate(h[1:])}}
     reach(scene, "dusk", 1)
-    for p in scene.phones:
-        command(p, "choose_room", room=night1[p.seat])
+    answer([(p, "choose_room", {"room": night1[p.seat]}) for p in scene.phones])
     reach(scene, "dracula", 1, [d, h[1]])
     with holding(d, "dracula-sight"):
         d.page.locator(".d-sight li").first.wait_for()
@@ -143,8 +140,7 @@ def test_a_round_of_dracula_on_the_tv_and_thirteen_phones(scene: Scene, french_t
     phone_shots(scene, d, artifacts, "night-1-sight", SCREEN, peek="dracula-sight")
     tap(d, ".d-room[data-room='jails']")
     send(d, "#dracula-send-room")
-    for p in h:
-        command(p, "choose_room", room=night1[p.seat])
+    answer([(p, "choose_room", {"room": night1[p.seat]}) for p in h])
     reach(scene, "actions", 1, [d])
     wait_on(tv, f"#dracula-positions .dt-room[data-room='jails'] li[data-seat='{d.seat}']", "Dracula in the jails")
     wait_on(tv, f"#dracula-positions .dt-room[data-room='jails'] li[data-seat='{a.seat}']", "A in the jails")
@@ -152,8 +148,7 @@ def test_a_round_of_dracula_on_the_tv_and_thirteen_phones(scene: Scene, french_t
     tap(d, "[data-kind='bite']")
     tap(d, f"[data-for='bite'][data-seat='{a.seat}']")
     send(d, "#dracula-send-action")
-    for p in h:
-        command(p, "act")
+    answer([(p, "act", {}) for p in h])
     reach(scene, "dawn", 1, [a, h[1]])
     shown_while_held(a, "dracula-news", ["You were bitten tonight.", "You have become a vampire."])
     shown_while_held(h[1], "dracula-news", ["Nothing to tell you about tonight."])
@@ -188,6 +183,8 @@ def test_a_round_of_dracula_on_the_tv_and_thirteen_phones(scene: Scene, french_t
             assert f"tied with {name_of[(stays if seat == out.seat else out).seat]}" in row, row
         if ranking[seat]["drawn"]:
             assert "drawn" in row, row
+    if not ranking[stays.seat]["tied_with"]:   # apart by more than their uncertainties: the quicker stays
+        assert ranking[stays.seat]["reached_us"] < ranking[out.seat]["reached_us"], ranking
     tv_shots(scene, french_tv, artifacts, "day-2-tie", "#dracula-tally")
     sheltered = {x.seat, y.seat, stays.seat}
 
@@ -196,8 +193,7 @@ def test_a_round_of_dracula_on_the_tv_and_thirteen_phones(scene: Scene, french_t
     night2 = {d.seat: "torture", h[1].seat: "ballroom", h[2].seat: "ballroom", h[3].seat: "boudoir",
               h[4].seat: "torture", h[5].seat: "torture"}
     awake = [p for p in scene.phones if p.seat not in sheltered]
-    for p in awake:
-        command(p, "choose_room", room=night2.get(p.seat, "jails"))
+    answer([(p, "choose_room", {"room": night2.get(p.seat, "jails")}) for p in awake])
     reach(scene, "actions", 2, h[1:4])
     for dancer, partner in ((h[1], h[2]), (h[2], h[1])):
         tap(dancer, "[data-kind='snoop']")
@@ -207,9 +203,7 @@ def test_a_round_of_dracula_on_the_tv_and_thirteen_phones(scene: Scene, french_t
     send(h[3], "#dracula-send-action")
     for torturer in (h[4], h[5]):
         command(torturer, "act", snoop=True, target=d.seat)
-    for p in awake:
-        if p.seat not in night2 or p is d:
-            command(p, "act")
+    answer([(p, "act", {}) for p in awake if p.seat not in night2 or p is d])
     phase(scene, "torture", 2)
     d.page.locator("#dracula-disguise-true").wait_for()
     for p in h:

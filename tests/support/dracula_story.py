@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import socket
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -131,9 +131,22 @@ def reach(scene: Scene, name: str, night: int | None = None, phones: Sequence[Sc
     return picture
 
 
+FIRE_JS = """([name, args]) => { (window.__answers = window.__answers || []).push(
+  (""" + COMMAND_JS + """)([name, args]).then((a) => ({name, args, ...a}))); }"""
+TAKEN_JS = "() => Promise.all((window.__answers || []).splice(0))"
+
+
+def answer(sends: Sequence[tuple[Screen, str, Mapping[str, Any]]]) -> None:
+    """Each phone's page sends its command, all of them at once as at a table, and each is taken."""
+    for phone, name, args in sends:
+        phone.page.evaluate(FIRE_JS, [name, dict(args)])
+    for phone in {id(phone): phone for phone, _, _ in sends}.values():
+        refused = [a for a in phone.page.evaluate(TAKEN_JS) if not a.get("ok")]
+        assert not refused, f"{phone.name}: {refused}"
+
+
 def all_ready(phones: list[Screen]) -> None:
-    for phone in phones:
-        command(phone, "ready")
+    answer([(phone, "ready", {}) for phone in phones])
 
 
 def own_sheet(phone: Screen) -> dict[str, Any]:
