@@ -1,15 +1,19 @@
 """Dracula's story at a full table: the TV (in English, and a second one in French) and thirteen
 phones, each its own browser context that joined through the QR code, through a whole round with
 the companion as game master. The roles read behind hold-to-peek; night 1, where Dracula alone sees
-the rooms first and bites; a sanctuary vote whose last two places are level at the cut; night 2
-with a waltz, a boudoir snoop and Dracula tortured, passing for a human; the boudoir letter and its
-one reply, and the waltz partners' letters; a garlic steal over nights 3 and 4; and the final
-phase, where the fighters burn Dracula. The TVs and the key phones are screenshotted at each key
+the rooms first and bites; a sanctuary vote whose last two places are level at the cut (their last
+votes leave two phones at the same instant: when the times are closer than their uncertainties the
+TV says "tied" and "drawn", otherwise the quicker stays); night 2 with a waltz, a boudoir snoop
+and Dracula tortured, passing for a human; the boudoir letter and its one reply, and the waltz
+partners' letters; a garlic steal over nights 3 and 4; and the final phase, where the fighters
+burn Dracula (and every vampire with him: the points the garlic stole die too, so the test reads
+them from the game's state after night 4). The TVs and the key phones are screenshotted at each key
 moment in both languages (test-artifacts/dracula-story-*.png).
 
-The deal is the companion's: the test reads who is Dracula and who holds garlic from the game's log
-(tests/support/dracula_story.py) and writes the story relative to them. The key moments are tapped
-on the screens; the many routine answers are sent from each phone's own page.
+The deal is the companion's: the test reads who is Dracula and who holds garlic from the game's
+state replayed from its log (tests/support/dracula_story.py) and writes the story relative to them.
+The key moments are tapped on the screens; the many routine answers are sent from each phone's own
+page.
 """
 
 from __future__ import annotations
