@@ -41,6 +41,7 @@ from tests.support.dracula_story import (
     phone_shots,
     reach,
     round_points,
+    settled,
     tv_shots,
 )
 from tests.test_browser_dracula_phone import SPY_JS, offered, phase, send, shown_while_held, tap, write
@@ -92,6 +93,20 @@ def rooms_and_actions(scene: Scene, number: int, rooms: dict[int, str], uses: fr
     reach(scene, "dawn", number)
 
 
+def peeked(scene: Scene, phone: Screen, peek: str, words: list[str]) -> None:
+    """`words` show on the phone only while `peek` is held, once the phone has drawn the latest
+    state (a redraw would take the control from under the finger before it is held)."""
+    settled(scene, phone)
+    shown_while_held(phone, peek, words)
+
+
+def written(scene: Scene, phone: Screen, to: Screen, kind: str, text: str) -> None:
+    """The phone's player writes from its Messages box, once the phone has drawn the latest state
+    (a letter arriving as the box opens would draw it anew)."""
+    settled(scene, phone)
+    write(phone, to, kind, text)
+
+
 def votes_for(scene: Scene, number: int, chosen: list[int]) -> None:
     """A day's vote sent from the phones: the votes spread over `chosen` (all eligible), who stay."""
     pic = reach(scene, "day", number)
@@ -118,8 +133,8 @@ def test_a_round_of_dracula_on_the_tv_and_thirteen_phones(scene: Scene, french_t
     h = [p for p in scene.phones if p is not d]
 
     # The roles: each read behind hold-to-peek, "human" on a human's phone, "vampire" on Dracula's.
-    shown_while_held(h[0], "private", ["Your role: human."])
-    shown_while_held(d, "private", ["Your role: vampire.", "You are Dracula"])
+    peeked(scene, h[0], "private", ["Your role: human."])
+    peeked(scene, d, "private", ["Your role: vampire.", "You are Dracula"])
     tv_shots(scene, french_tv, artifacts, "roles", ".dracula-table.phase-roles")
     phone_shots(scene, d, artifacts, "dracula-role", SCREEN, peek="private")
     all_ready(scene.phones)
@@ -154,8 +169,8 @@ def test_a_round_of_dracula_on_the_tv_and_thirteen_phones(scene: Scene, french_t
     send(d, "#dracula-send-action")
     answer([(p, "act", {}) for p in h])
     reach(scene, "dawn", 1, [a, h[1]])
-    shown_while_held(a, "dracula-news", ["You were bitten tonight.", "You have become a vampire."])
-    shown_while_held(h[1], "dracula-news", ["Nothing to tell you about tonight."])
+    peeked(scene, a, "dracula-news", ["You were bitten tonight.", "You have become a vampire."])
+    peeked(scene, h[1], "dracula-news", ["Nothing to tell you about tonight."])
     phone_shots(scene, a, artifacts, "dawn-1-bitten", SCREEN, peek="dracula-news")
     all_ready(scene.phones)
 
@@ -219,10 +234,10 @@ def test_a_round_of_dracula_on_the_tv_and_thirteen_phones(scene: Scene, french_t
     reach(scene, "dawn", 2, [d, *h[1:6]])
     dracula_is = f"The torture room: {name_of[d.seat]} is human."
     for torturer in (h[4], h[5]):
-        shown_while_held(torturer, "dracula-news", [dracula_is])
-    shown_while_held(d, "dracula-news", ["You were tortured tonight."])
-    shown_while_held(h[1], "dracula-news", [f"You danced a waltz with {name_of[h[2].seat]}"])
-    shown_while_held(h[3], "dracula-news", ["there are 2 vampires in the game"])
+        peeked(scene, torturer, "dracula-news", [dracula_is])
+    peeked(scene, d, "dracula-news", ["You were tortured tonight."])
+    peeked(scene, h[1], "dracula-news", [f"You danced a waltz with {name_of[h[2].seat]}"])
+    peeked(scene, h[3], "dracula-news", ["there are 2 vampires in the game"])
     for p in scene.phones:
         told = [n for n in own_sheet(p)["news"] if n["kind"] == "torture"]
         assert bool(told) == (p in (h[4], h[5])), f"{p.name}: only the torturers are told: {told}"
@@ -236,22 +251,22 @@ def test_a_round_of_dracula_on_the_tv_and_thirteen_phones(scene: Scene, french_t
     # other. Each letter is on its sender's and recipient's phones only.
     reach(scene, "day", 3, [h[1], h[2], h[3], h[6]])
     letter, reply = "Two of them, count them", "Thank you, I will watch"
-    write(h[3], h[6], "boudoir_letter", letter)
+    written(scene, h[3], h[6], "boudoir_letter", letter)
     h[6].page.wait_for_function("() => fetch('/api/view?as=me').then((r) => r.json())"
                                 ".then((v) => v.game.view.me.letters.length === 1)")
     assert f"{h[3].seat}:boudoir_reply" in offered(h[6])
-    write(h[6], h[3], "boudoir_reply", reply)
+    written(scene, h[6], h[3], "boudoir_reply", reply)
     h[3].page.wait_for_function("() => fetch('/api/view?as=me').then((r) => r.json())"
                                 ".then((v) => v.game.view.me.letters.length === 2)")
-    shown_while_held(h[3], "dracula-letters", [letter, reply])
+    peeked(scene, h[3], "dracula-letters", [letter, reply])
     assert f"{h[3].seat}:boudoir_reply" not in offered(h[6]), "one reply only"
     waltz = ("Same room tonight?", "Yes, the ballroom")
     assert offered(h[1]) == [f"{h[2].seat}:message"], "a waltz partner writes to the partner alone"
-    write(h[1], h[2], "message", waltz[0])
-    write(h[2], h[1], "message", waltz[1])
+    written(scene, h[1], h[2], "message", waltz[0])
+    written(scene, h[2], h[1], "message", waltz[1])
     h[1].page.wait_for_function("() => fetch('/api/view?as=me').then((r) => r.json())"
                                 ".then((v) => v.game.view.me.letters.length === 2)")
-    shown_while_held(h[1], "dracula-letters", list(waltz))
+    peeked(scene, h[1], "dracula-letters", list(waltz))
     phone_shots(scene, h[3], artifacts, "day-3-boudoir-letters", SCREEN, peek="dracula-letters")
     phone_shots(scene, h[1], artifacts, "day-3-waltz-letters", SCREEN, peek="dracula-letters")
     for screen in [tv, scene.host, *scene.phones]:
@@ -279,7 +294,7 @@ def test_a_round_of_dracula_on_the_tv_and_thirteen_phones(scene: Scene, french_t
     bite = next(n for n in own_sheet(d)["news"] if n["kind"] == "bite")
     assert bite["result"] == "failure", bite
     assert news_kinds(g) == ["bitten"], "the holder is told it was bitten, no more"
-    shown_while_held(d, "dracula-news", [f"Your bite on {name_of[g.seat]} failed."])
+    peeked(scene, d, "dracula-news", [f"Your bite on {name_of[g.seat]} failed."])
     after = round_points(game_state(scene))
     assert (after[d.seat], after[g.seat]) == (0, before[g.seat] + 2), "the garlic took the biter's two points"
     phone_shots(scene, d, artifacts, "dawn-4-garlic-biter", SCREEN, peek="dracula-news")

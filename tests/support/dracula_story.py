@@ -179,7 +179,7 @@ def tv_shots(scene: Scene, french_tv: Page, artifacts: Path, name: str, selector
     french_tv.screenshot(path=str(artifacts / f"dracula-story-{name}-tv-fr.png"))
 
 
-def _settled(scene: Scene, phone: Screen) -> None:
+def settled(scene: Scene, phone: Screen) -> None:
     """The page has drawn the log's latest position with its fonts loaded: nothing moves under a
     finger held on it any more (a control that moves away from a still finger lets go)."""
     position = scene.view()["position"]
@@ -210,7 +210,7 @@ def phone_shots(scene: Scene, phone: Screen, artifacts: Path, name: str, ready: 
     for lang in ("en", "fr"):
         if lang == "fr":
             switch_language(scene, [phone], "fr", ready)
-            _settled(scene, phone)
+        settled(scene, phone)
         if peek == "dracula-letters" and phone.page.locator("#dracula-messages[open]").count() == 0:
             phone.page.locator("#dracula-messages summary").click()
         _shoot_held(phone, peek, artifacts / f"dracula-story-{name}-phone-{lang}.png")
