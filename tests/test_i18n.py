@@ -28,7 +28,7 @@ def codes_in_source() -> set[str]:
     for module in ("table/gamerun.py", "fairness/contributions.py", "server/common.py"):
         found |= set(re.findall(r'return "([a-z_]+)"', (PACKAGE / module).read_text()))
     found |= set(re.findall(r'undo_wall = "([a-z_]+)"', text))
-    found |= set(re.findall(r'"(undo_(?:random|reveal))"', text))
+    found |= set(re.findall(r'"(undo_(?:random|reveal|irrevocable))"', text))
     return found
 
 
