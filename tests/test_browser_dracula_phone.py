@@ -143,9 +143,11 @@ def test_a_humans_and_a_vampires_night_screens_are_the_same_and_send_the_same_re
     for night in (1, 2):
         phase(scene, "dusk", night)
         glance()
-        # Everyone goes to the boudoir, where Dracula will have someone to bite.
+        # Everyone goes to one room, where Dracula will have someone to bite: the boudoir, then
+        # the torture room, where two players snoop on him and he is tortured.
+        room = "boudoir" if night == 1 else "torture"
         for phone in scene.phones:
-            tap(phone, ".d-room[data-room='boudoir']")
+            tap(phone, f".d-room[data-room='{room}']")
         glance()
         shoot(human, artifacts / f"dracula-phone-dusk-{night}-human.png")
         shoot(dracula, artifacts / f"dracula-phone-dusk-{night}-vampire.png")
@@ -172,9 +174,20 @@ def test_a_humans_and_a_vampires_night_screens_are_the_same_and_send_the_same_re
         tap(dracula, f"[data-for='bite'][data-seat='{others[night - 1].seat}']")
         for phone in (human, dracula):
             send(phone, "#dracula-send-action")
-        for phone in others:
-            tap(phone, "[data-kind='pass']")
+        for n, phone in enumerate(others):
+            if night == 2 and n < 2:
+                tap(phone, "[data-kind='snoop']")
+                tap(phone, f"[data-for='target'][data-seat='{dracula.seat}']")
+            else:
+                tap(phone, "[data-kind='pass']")
             send(phone, "#dracula-send-action")
+        if night == 2:
+            phase(scene, "torture", night)
+            glance()
+            with holding(dracula, "dracula-torture"):
+                dracula.page.locator("#peek-dracula-torture .d-torture").wait_for()
+            send(human, "#dracula-disguise-false")
+            send(dracula, "#dracula-disguise-true")
         phase(scene, "dawn", night)
         everyone_ready(scene, scene.phones)
         if night == 1:
@@ -187,10 +200,11 @@ def test_a_humans_and_a_vampires_night_screens_are_the_same_and_send_the_same_re
     assert names[human.name] == names[dracula.name], f"the requests differ: {names}"
     assert [c for c in names[human.name] if c in ("choose_room", "act")] == \
         ["choose_room", "choose_room", "act", "choose_room", "act"], names
+    assert names[human.name][-2:] == ["disguise", "ready"], "tortured or not, each phone answers the torture step"
     assert shapes[human.name] == shapes[dracula.name], \
         f"the screens differ at a glance:\n{json.dumps(shapes, indent=1, ensure_ascii=False)}"
     steps = [s["step"] for s in shapes[human.name]]
-    assert steps == [["1", "3"], ["1", "3"], ["2", "3"], ["3", "3"], ["1", "2"], ["1", "2"], ["2", "2"]], steps
+    assert steps == [["1", "3"], ["1", "3"], ["2", "3"], ["3", "3"], ["1", "2"], ["1", "2"], ["2", "2"], None], steps
     for phone in scene.phones:
         assert phone.page.evaluate("() => window.__buzz") == [], f"{phone.name} made a sound or vibrated"
         assert not phone.errors, phone.errors

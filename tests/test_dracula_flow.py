@@ -447,8 +447,11 @@ def test_dracula_tortured_is_asked_whether_to_pass_for_human_and_his_torturers_a
     assert set(GAME.awaited(state)) == {D}
     assert "torture" in me(state, D)
     assert all("torture" not in me(state, s) for s in range(1, 14) if s != D)
-    assert refused(send(state, seat(1), "disguise", {"human": True})) == "nothing_asked_of_you"
     assert all(p["answered"] is None for p in view(state, TABLE)["players"])
+    # Every phone may answer alike (a glance or a tap tells nothing); an untortured answer changes nothing.
+    state = play(state, 1, "disguise", human=False)
+    assert state.phase == "torture" and set(GAME.awaited(state)) == {D}
+    assert refused(send(state, seat(1), "disguise", {"human": True})) == "already_answered"
     state = play(state, D, "disguise", human=True)
     assert state.phase == "dawn"
     for torturer in (1, 2):

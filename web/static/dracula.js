@@ -412,11 +412,15 @@
       case "dracula": return draculaScreen(game, g, me);
       case "actions": return actionsScreen(game, g, me);
       case "torture": {
-        // The same words on every phone; Dracula alone is asked, under them.
-        const asked = me.torture ? all(game, "disguise") : [];
-        return [waiting(ui.dracula_resolving), asked.length ? el("div", { class: "d-torture" }, el("p", {}, ui.dracula_torture_help),
-          el("div", { class: "d-targets" }, asked.map((a) => C.actionButton(a, a.args.human ? ui.dracula_pass_human : ui.dracula_show_truth,
-            { id: `dracula-disguise-${a.args.human}` }, "d-act")))) : null];
+        // Every phone alike: the same words, the same hold-to-peek, the same two answers (an
+        // untortured player's answer changes nothing): what the night asks is read only while held.
+        const answers = all(game, "disguise").filter((a) => a.allowed);
+        const question = () => el("p", { class: "d-torture" }, me.torture ? ui.dracula_torture_help : ui.dracula_torture_none);
+        return [waiting(ui.dracula_resolving), C.peek({ id: "dracula-torture", label: ui.dracula_hold_torture, content: question }),
+          answers.length && !me.answered_torture
+            ? el("div", { class: "d-targets" }, answers.map((a) => C.actionButton(a, a.args.human ? ui.dracula_pass_human : ui.dracula_show_truth,
+              { id: `dracula-disguise-${a.args.human}` }, "d-act")))
+            : waiting(ui.dracula_ready_wait)];
       }
       case "confirm": return [waiting(ui.dracula_resolving)];
       case "dawn": return dawnScreen(game, g, me);

@@ -193,6 +193,16 @@ def _tell_act(story: DraculaStory, actor: Viewer, args: Args) -> None:
                                  "treasure": treasure})
 
 
+def _unanswered_torture(state: DraculaState, actor: Viewer) -> Rejection | None:
+    """Every phone shows the torture step's two answers, and any player may tap one (an answer of
+    someone nobody tortured changes nothing): a glance at a phone, or a tap, tells nobody who was
+    tortured. Only the tortured are waited on."""
+    refused = _unpaused(state)
+    if refused:
+        return refused
+    return Rejection("already_answered") if actor.seat in state.torture_answers else None
+
+
 def _check_disguise(state: DraculaState, actor: Viewer, args: Args) -> Rejection | None:
     return None if isinstance(args.get("human"), bool) else Rejection("bad_arguments", {"detail": "human"})
 
@@ -353,7 +363,8 @@ MOVES: dict[str, Move[DraculaState, Any]] = {
     "vote": Move(_tell_vote, irrevocable=True, phases=("day",), whose=_awaited, check=_check_vote),
     "choose_room": Move(_tell_room, irrevocable=True, phases=NIGHT_ROOM_PHASES, whose=_awaited, check=_check_room),
     "act": Move(_tell_act, irrevocable=True, phases=("actions",), whose=_awaited, check=_check_act),
-    "disguise": Move(_tell_disguise, irrevocable=True, phases=("torture",), whose=_awaited, check=_check_disguise),
+    "disguise": Move(_tell_disguise, irrevocable=True, phases=("torture",), whose=_unanswered_torture,
+                     check=_check_disguise),
     "write": Move(_tell_write, irrevocable=True, check=_check_write),
     "stance": Move(_tell_stance, irrevocable=True, phases=("final_choice",), whose=_awaited, check=_check_stance),
     "name_vampire": Move(_tell_name, irrevocable=True, phases=("final_target",), whose=_awaited, check=_check_name),

@@ -201,6 +201,8 @@ def sheet(state: DraculaState, p: Player) -> dict[str, Any]:
         me["sight"] = _sight(state, {o.seat: o.room for o in state.players if o.seat != p.seat})
     if state.phase == "torture" and p.seat in state.tortured:
         me["torture"] = {"token": torture_token(state, p.seat)}
+    if state.phase == "torture":
+        me["answered_torture"] = p.seat in state.torture_answers
     if state.phase == "actions" and p.seat not in state.sanctuary:
         me["choices"] = _action_choices(state, p)
     return me
