@@ -477,3 +477,22 @@ def test_a_map_on_the_dusk_screen_asks_what_the_rules_ask(scene: Scene) -> None:
     phone.page.locator("#dracula-screen [data-curse-room='jails']").click()
     assert sent_args(phone) == {"room": "ballroom", "use": True, "curse_target": target, "curse_room": "jails"}
     assert not phone.errors, phone.errors
+
+
+def test_the_round_and_the_podium_stay_on_the_phones_once_the_series_is_over(scene: Scene) -> None:
+    """The series' end ends the game: the phones still show the last round and the podium."""
+    state = play_series(4, 2, rounds=1).state
+    assert state.phase == "over"
+    phone = scene.phones[0]
+    viewer = seat_viewer(1)
+    phone.page.evaluate("""(picture) => {
+      const current = JSON.parse(JSON.stringify(window.Companion.boot.view));
+      const game = { ...(current.game || {}), game: "dracula", view: picture, actions: [], ended: true, undo: null };
+      const view = { ...current, you: { ...current.you, seat: 1 }, game };
+      window.Companion.games.dracula.seat(document.getElementById("game"), game, view);
+    }""", DRACULA.view(state, viewer))
+    phone.page.locator("#dracula-podium .d-places li").first.wait_for()
+    assert phone.page.locator("#dracula-podium .d-places li").count() == 4, "every player on the podium"
+    assert phone.page.locator("#dracula-podium .d-draculas li").count() == 1, "each round's Dracula"
+    assert phone.page.locator("#dracula-round-end .d-revealed").count() == 1
+    assert not phone.errors, phone.errors

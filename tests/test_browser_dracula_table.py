@@ -258,6 +258,7 @@ def test_a_round_at_a_full_table_through_its_phones(scene: Scene, french_tv: Pag
     shots(scene, french_tv, artifacts, "round-over", french)
     scene.host.page.locator("#dracula-next_round").click()
     phase(scene, "over")
+    french.page.locator("#dracula-podium .d-places li").first.wait_for()
     shots(scene, french_tv, artifacts, "over", french)
     for phone in scene.phones:
         assert phone.page.evaluate("() => window.__buzz") == [], f"{phone.name} made a sound or vibrated"

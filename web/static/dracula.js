@@ -517,7 +517,10 @@
       keepFocus(container, () => container.replaceChildren(el("div", { class: `dracula dracula-phone phase-${g.phase}`,
         "data-position": String(view.position), "data-step": String(g.step) },
       status(g, game.ended), sanctuaryLine(g),
-      me && !game.ended ? el("section", { class: "d-screen", id: "dracula-screen", "data-phase": g.phase }, phaseScreen(game, g, me)) : null,
+      // The series' end ends the game, and its last round and podium stay; a game the host ended
+      // early asks nothing more.
+      me && (!game.ended || g.phase === "over") ? el("section", { class: "d-screen", id: "dracula-screen", "data-phase": g.phase },
+        phaseScreen(game, g, me)) : null,
       me && !game.ended && g.phase === "day" ? newsBox(g, me) : null,
       me ? messages(g, me) : null)));
     },
@@ -535,7 +538,8 @@
       const g = game.view;
       const timedOut = g.timed_out || [];
       container.replaceChildren(el("div", { class: `dracula dracula-host phase-${g.phase}`, "data-position": String(view.position) },
-        status(g, game.ended), game.ended ? null : hostControls(game, g), answered(g),
+        status(g, game.ended), g.phase === "confirm" && !game.ended ? el("p", { class: "hint" }, ui.dracula_host_confirm_help) : null,
+        game.ended ? null : hostControls(game, g), answered(g),
         timedOut.length ? el("p", { class: "d-timed-out", id: "dracula-timed-out" }, fill(ui.dracula_host_timed_out, { names: names(g, timedOut) })) : null,
         g.gm === "person" ? grimoire(g) : el("p", { class: "hint" }, ui.dracula_host_companion_gm),
         g.phase === "round_over" || g.phase === "over" ? roundEnd(g) : null,
