@@ -104,6 +104,13 @@ def written(scene: Scene, phone: Screen, to: Screen, kind: str, text: str) -> No
     """The phone's player writes from its Messages box, once the phone has drawn the latest state
     (a letter arriving as the box opens would draw it anew)."""
     settled(scene, phone)
+    if phone.page.locator("#dracula-messages[open]").count() == 0:
+        # Opened with the page's `toggle` awaited: the page keeps the box open across its redraws
+        # from that event on, and picking the recipient redraws it at once.
+        phone.page.evaluate("""() => new Promise((opened) => {
+          const box = document.getElementById('dracula-messages');
+          box.addEventListener('toggle', () => opened(), { once: true });
+          box.querySelector('summary').click(); })""")
     write(phone, to, kind, text)
 
 
@@ -308,8 +315,8 @@ def test_a_round_of_dracula_on_the_tv_and_thirteen_phones(scene: Scene, french_t
     all_ready(scene.phones)
 
     # The final phase: everyone's role on the TV, not who is Dracula. Three humans flee, the rest
-    # fight; h4 and h5 name Dracula (tapped), the other fighters name A or G: Dracula burns, and
-    # every vampire dies with him.
+    # fight; two of them (his torturers, if still human) name Dracula, tapped; the other fighters
+    # name A or G. Dracula burns, and every vampire dies with him.
     pic = reach(scene, "final_choice")
     vampires = {d.seat, a.seat, g.seat}
     assert {p["seat"] for p in pic["players"] if p["role"] == "vampire"} == vampires
@@ -320,7 +327,8 @@ def test_a_round_of_dracula_on_the_tv_and_thirteen_phones(scene: Scene, french_t
                                          ".replace(/data-seat=\"\\d+\"/, '').replace(/>[^<]*</g, '><'))")
     assert len(set(looks)) == 1, f"D-F1: the TV tells no vampire from another: {looks}"
     humans = [p for p in h if p.seat not in vampires]
-    namers = [h[4], h[5]]
+    torturers = [h[4], h[5]]   # who took him for a human (G, bitten since, may be one of them)
+    namers = ([p for p in torturers if p in humans] + [p for p in humans if p not in torturers])[:2]
     fleeing = [p for p in humans if p not in namers][:3]
     fighters = [p for p in humans if p not in fleeing]
     reach(scene, "final_choice", phones=[fleeing[0], *namers])
