@@ -231,9 +231,8 @@ def test_a_round_of_dracula_on_the_tv_and_thirteen_phones(scene: Scene, french_t
         command(torturer, "act", snoop=True, target=d.seat)
     answer([(p, "act", {}) for p in awake if p.seat not in night2 or p is d])
     phase(scene, "torture", 2)
-    d.page.locator("#dracula-disguise-true").wait_for()
-    for p in h:
-        assert p.page.locator("#dracula-disguise-true").count() == 0, f"{p.name} is not asked"
+    for p in (d, *h):  # the same two answers on every phone: a glance tells nobody who is tortured
+        p.page.locator("#dracula-disguise-true").wait_for()
     wait_on(tv, ".dracula-table.phase-torture", "the night being resolved")
     phone_shots(scene, d, artifacts, "night-2-torture", "#dracula-disguise-true")
     tv_shots(scene, french_tv, artifacts, "night-2-resolving", ".dracula-table.phase-torture")
