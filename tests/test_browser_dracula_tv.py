@@ -377,8 +377,8 @@ def test_dracula_tortured_and_the_rooms_settled_by_maps_tell_the_table_nothing(t
     GM confirms a night: the same words, and no countdown (his would say how long he has). While
     the human map users choose their rooms, the TV marks nobody as answered or awaited: who is
     awaited would say who holds a map."""
-    companion = pictures_of(87, ("torture", "maps"))
-    person = pictures_of(87, ("confirm",), gm="person")
+    companion = pictures_of(0, ("torture", "maps"))
+    person = pictures_of(0, ("confirm",), gm="person")
     service = ServiceProcess(tmp_path / "data", extra=("--simulate",)).start()
     try:
         page = tvs["en"]
