@@ -358,7 +358,9 @@
     const letters = me.letters || [];
     const box = el("details", { class: "d-messages", id: "dracula-messages", open: messagesOpen,
       ontoggle: (e) => { messagesOpen = e.target.open; } },
-    el("summary", {}, ui.dracula_messages),
+    // The tap says at once whether the box is wanted open: the `toggle` event comes a moment later,
+    // and a new view redrawing the page in between would shut the box under the player's finger.
+    el("summary", { onclick: (e) => { messagesOpen = !e.currentTarget.parentElement.open; } }, ui.dracula_messages),
     C.peek({ id: "dracula-letters", label: ui.dracula_hold_letters, content: () => (letters.length
       ? el("ol", { class: "d-letters" }, letters.map((x) => el("li", { class: x.from === me.seat ? "sent" : "received", "data-kind": x.kind },
         el("p", { class: "d-letter-head" }, fill(x.from === me.seat ? ui.dracula_letter_to : ui.dracula_letter_from,
