@@ -117,11 +117,14 @@ class NetworkLink:
     connection at once and refuses new ones, as a phone leaving the Wi-Fi; `silence()` keeps every
     connection open but lets no byte through either way, and holds new ones without an answer, as a
     phone at the edge of the Wi-Fi (nothing tells it the link is gone); `plug()` undoes either (the
-    connections of a silence are dropped then, as they would time out).
+    connections of a silence are dropped then, as they would time out). `address` is where its
+    connections to the service come from (127.0.0.N): each phone at a real table has its own, and
+    the service limits joins per address.
     """
 
-    def __init__(self, target_port: int) -> None:
+    def __init__(self, target_port: int, address: str = "127.0.0.1") -> None:
         self.target_port = target_port
+        self.address = address
         self._listener = socket.create_server(("127.0.0.1", 0))
         self.port = self._listener.getsockname()[1]
         self._up = True
@@ -150,7 +153,8 @@ class NetworkLink:
                 threading.Thread(target=self._swallow, args=(phone,), daemon=True).start()
                 continue
             try:
-                service = socket.create_connection(("127.0.0.1", self.target_port), timeout=2)
+                service = socket.create_connection(("127.0.0.1", self.target_port), timeout=2,
+                                                   source_address=(self.address, 0))
                 service.settimeout(None)
             except OSError:
                 _drop(phone)  # the service is down: the phone sees the connection fail

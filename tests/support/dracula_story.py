@@ -10,8 +10,6 @@ own cookie, as its buttons would send them; the test taps the story's key moment
 
 from __future__ import annotations
 
-import socket
-import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -41,50 +39,14 @@ COMMAND_JS = """([name, args]) => fetch('/api/commands', {method: 'POST', creden
 
 # -- thirteen phones, each from its own address --------------------------------------------------
 
-class OwnAddressLink(NetworkLink):
-    """A phone's network link that reaches the service from an address of its own (127.0.0.N), as
-    each phone at a real table has its own: the service limits joins per address (ten at once),
-    so thirteen phones joining from one address would be refused as a flood. It can be unplugged
-    and silenced as the plain link (its accepting loop is the plain one's, from that address)."""
-
-    def __init__(self, target_port: int, address: str) -> None:
-        self.address = address
-        super().__init__(target_port)
-
-    def _accept(self) -> None:
-        while not self._closed:
-            try:
-                phone, _ = self._listener.accept()
-            except OSError:
-                return
-            if not self._up:
-                phone.close()
-                continue
-            if self._silent:  # held open, never answered
-                with self._lock:
-                    self._sockets.add(phone)
-                threading.Thread(target=self._swallow, args=(phone,), daemon=True).start()
-                continue
-            try:
-                service = socket.create_connection(("127.0.0.1", self.target_port), timeout=2,
-                                                   source_address=(self.address, 0))
-                service.settimeout(None)
-            except OSError:
-                phone.close()
-                continue
-            with self._lock:
-                self._sockets.update((phone, service))
-            for source, sink in ((phone, service), (service, phone)):
-                threading.Thread(target=self._pump, args=(source, sink), daemon=True).start()
-
-
 class FullTableBuilder(SceneBuilder):
     """The scene's builder, with each phone on a link from its own address."""
 
     def phone(self, number: int) -> Screen:
         device = dict(self.playwright.devices[PHONE_DEVICE])
         device.pop("default_browser_type", None)
-        link = OwnAddressLink(self.service.port, f"127.0.0.{10 + number}")
+        # Its own address: thirteen joins from one would be refused as a flood (ten at once).
+        link = NetworkLink(self.service.port, f"127.0.0.{10 + number}")
         self.links.append(link)
         return self.open(f"phone {number}", link=link, **device)
 
