@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from companion.games import countdown
 from companion.games.base import Args, Move, Rejection, Viewer
 from companion.games.chasse.board import place_of
 from companion.games.chasse.rules import (
@@ -207,13 +208,13 @@ def _stopped(state: ChasseState, actor: Viewer) -> Rejection | None:
 def _tell_pause(story: ChasseStory, actor: Viewer, args: Args) -> None:
     glass = story.state.glass
     assert glass is not None
-    story.tell("glass_paused", {"left_us": glass.left_at(story.at_us), "since_us": story.at_us})
+    story.tell("glass_paused", countdown.paused(glass, story.at_us))
 
 
 def _tell_resume(story: ChasseStory, actor: Viewer, args: Args) -> None:
     glass = story.state.glass
     assert glass is not None
-    story.tell("glass_resumed", {"left_us": glass.left_us, "since_us": story.at_us})
+    story.tell("glass_resumed", countdown.resumed(glass, story.at_us))
 
 
 def _check_turn_over(state: ChasseState, actor: Viewer, args: Args) -> Rejection | None:
@@ -232,11 +233,10 @@ def _check_outage(state: ChasseState, actor: Viewer, args: Args) -> Rejection | 
 
 def _tell_outage(story: ChasseStory, actor: Viewer, args: Args) -> None:
     """The service was down from `stopped_us` (its last mark, on the timeline it had then): the
-    glass ran until then, and runs on from now with the sand it had left."""
+    glass ran until then, and runs on from now with the sand it had left (countdown.held)."""
     glass = story.state.glass
     assert glass is not None
-    left = glass.left_at(max(glass.since_us, int(args["stopped_us"])))
-    story.tell("glass_held", {"left_us": left, "since_us": story.at_us, "stopped_us": int(args["stopped_us"])})
+    story.tell("glass_held", countdown.held(glass, story.at_us, int(args["stopped_us"])))
 
 
 MOVES: dict[str, Move[ChasseState, Any]] = {

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from companion.games.countdown import Counting
 from companion.games.seats import Seated
 
 Phase = Literal["start_roll", "play", "over"]
@@ -76,7 +77,7 @@ class Transfusion:
 
 
 @dataclass(frozen=True, slots=True)
-class Glass:
+class Glass(Counting):
     """The sand timer (C-M5). While it runs, the sand left at `since_us` runs out at `ends_us`."""
 
     side: Side
@@ -86,15 +87,6 @@ class Glass:
     running: bool = True
     turns: int = 0
     """How often it was turned over: even by day, odd by night."""
-
-    @property
-    def ends_us(self) -> int | None:
-        return self.since_us + self.left_us if self.running else None
-
-    def left_at(self, now_us: int) -> int:
-        if not self.running:
-            return self.left_us
-        return max(0, self.left_us - max(0, now_us - self.since_us))
 
     def to_json(self) -> dict[str, Any]:
         return {"side": self.side, "running": self.running, "full_us": self.full_us, "left_us": self.left_us,

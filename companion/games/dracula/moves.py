@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from companion.games import countdown
 from companion.games.base import Args, Move, Rejection, Viewer, ViewerKind
 from companion.games.dracula import letters as letter_rules
 from companion.games.dracula import night as night_rules
@@ -303,13 +304,13 @@ def _stopped(state: DraculaState, actor: Viewer) -> Rejection | None:
 def _tell_pause(story: DraculaStory, actor: Viewer, args: Args) -> None:
     clock = story.state.clock
     assert clock is not None
-    story.tell("clock_paused", {"left_us": clock.left_at(story.at_us), "since_us": story.at_us})
+    story.tell("clock_paused", countdown.paused(clock, story.at_us))
 
 
 def _tell_resume(story: DraculaStory, actor: Viewer, args: Args) -> None:
     clock = story.state.clock
     assert clock is not None
-    story.tell("clock_resumed", {"left_us": clock.left_us, "since_us": story.at_us})
+    story.tell("clock_resumed", countdown.resumed(clock, story.at_us))
 
 
 def _check_extend(state: DraculaState, actor: Viewer, args: Args) -> Rejection | None:
@@ -343,8 +344,7 @@ def _tell_outage(story: DraculaStory, actor: Viewer, args: Args) -> None:
     now with the time it had left."""
     clock = story.state.clock
     assert clock is not None
-    left = clock.left_at(max(clock.since_us, int(args["stopped_us"])))
-    story.tell("clock_held", {"left_us": left, "since_us": story.at_us, "stopped_us": int(args["stopped_us"])})
+    story.tell("clock_held", countdown.held(clock, story.at_us, int(args["stopped_us"])))
 
 
 def _tell_confirm(story: DraculaStory, actor: Viewer, args: Args) -> None:

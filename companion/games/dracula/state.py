@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from companion.games.countdown import Counting
 from companion.games.seats import Seated
 
 Phase = Literal["roles", "day", "dusk", "maps", "dracula", "actions", "torture", "confirm", "dawn",
@@ -24,22 +25,13 @@ RECENT = 12
 
 
 @dataclass(frozen=True, slots=True)
-class Clock:
+class Clock(Counting):
     """A phase's countdown. While it runs, the time left at `since_us` runs out at `ends_us`."""
 
     full_us: int
     left_us: int
     since_us: int
     running: bool = True
-
-    @property
-    def ends_us(self) -> int | None:
-        return self.since_us + self.left_us if self.running else None
-
-    def left_at(self, now_us: int) -> int:
-        if not self.running:
-            return self.left_us
-        return max(0, self.left_us - max(0, now_us - self.since_us))
 
     def to_json(self) -> dict[str, Any]:
         return {"full_us": self.full_us, "left_us": self.left_us, "since_us": self.since_us,
