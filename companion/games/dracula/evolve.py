@@ -107,11 +107,7 @@ def _sanctuary_chosen(state: DraculaState, data: Mapping[str, Any]) -> DraculaSt
 def _room_chosen(state: DraculaState, data: Mapping[str, Any]) -> DraculaState:
     curse = data.get("curse")
     choice = Choice(data["room"], bool(data.get("use")), (int(curse[0]), str(curse[1])) if curse else None)
-    seat = int(data["seat"])
-    previous = state.player(seat).choice
-    if previous is not None and data.get("keep_use"):
-        choice = replace(choice, use=previous.use, curse=previous.curse)
-    return _player(state, seat, choice=choice, ready=True)
+    return _player(state, int(data["seat"]), choice=choice, ready=True)
 
 
 def _positions_posted(state: DraculaState, data: Mapping[str, Any]) -> DraculaState:
