@@ -393,13 +393,22 @@ WIDER_JS = """() => {
 }"""
 
 
-def text_size(phone: Screen, percent: int) -> None:
-    """The reader's text size: the root font size at `percent` of the page's own."""
-    phone.page.evaluate("""(percent) => {
-      const root = document.documentElement;
-      root.style.fontSize = "";
-      if (percent !== 100) root.style.fontSize = `${parseFloat(getComputedStyle(root).fontSize) * percent / 100}px`;
-    }""", percent)
+TEXT_SIZES = (100, 200)
+"""The reader's text size: the root font size at these percents of the page's own."""
+AT_EACH_TEXT_SIZE_JS = """(sizes) => {
+  const wider = WIDER;
+  const root = document.documentElement;
+  const found = [];
+  for (const percent of sizes) {
+    root.style.fontSize = "";
+    if (percent !== 100) root.style.fontSize = `${parseFloat(getComputedStyle(root).fontSize) * percent / 100}px`;
+    found.push(wider());
+  }
+  root.style.fontSize = "";
+  return found;
+}""".replace("WIDER", WIDER_JS)
+"""What sticks out at each text size, measured in one call: reading a box lays the page out again
+at once (no frame to wait for: no phone page lays itself out on a resize or a later frame)."""
 
 
 def too_wide(phone: Screen, what: str) -> list[str]:
@@ -407,14 +416,11 @@ def too_wide(phone: Screen, what: str) -> list[str]:
     problems = []
     for width in WIDTHS:
         phone.page.set_viewport_size({"width": width, "height": PHONE_SIZE["height"]})
-        for percent in (100, 200):
-            text_size(phone, percent)
-            phone.page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
-            found = phone.page.evaluate(WIDER_JS)
+        for percent, found in zip(TEXT_SIZES, phone.page.evaluate(AT_EACH_TEXT_SIZE_JS, TEXT_SIZES),
+                                  strict=True):
             if found["page"] > width or found["wider"]:
                 problems.append(f"{what} at {width} px, text {percent} %: page {found['page']} px; "
                                 f"{found['wider'][:6]}; in {found['chain']}")
-    text_size(phone, 100)
     return problems
 
 
@@ -504,14 +510,18 @@ def test_a_vampir_hand_opened_to_play_closes_when_the_phone_lies_untouched(scene
     pic = scene.wait_for_view(lambda v: v["game"]["view"]["phase"] == "turn")["game"]["view"]
     phone = next(p for p in scene.phones if p.seat == pic["current"])
     phone.page.set_viewport_size(PHONE_SIZE)
+    # The page's own clock, moved on by the test: its timers fire as after the minutes of a real
+    # table, without the test waiting them out.
+    phone.page.clock.install()
     phone.page.locator("#show-hand").click()
     picks = phone.page.locator("#vampir-choose .v-pick")
     picks.first.wait_for()
-    phone.page.wait_for_timeout(20_000)
+    phone.page.clock.fast_forward(20_000)
     picks.first.click()                        # still in use: a touch keeps it open
-    phone.page.wait_for_timeout(20_000)
+    phone.page.clock.fast_forward(20_000)
     assert picks.count(), "touched 20 s ago: still open"
-    picks.first.wait_for(state="detached", timeout=15_000)
+    phone.page.clock.fast_forward(11_000)
+    picks.first.wait_for(state="detached", timeout=1_000)
     assert phone.page.locator("#show-hand").is_visible()
     assert phone.page.locator(".v-pick[aria-pressed='true'], .v-card.picked").count() == 0, "the picks went with it"
     no_script_errors(scene)

@@ -156,10 +156,12 @@ class MidGame:
             role, seat, action = self.rng.choices(found, [weights.get(a["name"], 1.0) for _, _, a in found])[0]
             weight = weights.get(action["name"], 1.0)
             if weight < 1 and self.rng.random() > weight:
-                # A rare move, even when it is the only one: most often the table waits instead.
-                if self.cookies:
+                # A rare move, even when it is the only one: most often the table waits instead (in a
+                # game with reaction rounds, a player slaps and the round is given its moment;
+                # elsewhere nothing but a move would change the game: the table picks again).
+                if self.cookies and press > 0:
                     self.press(self.rng.choice(sorted(self.cookies)))
-                self._settle(view["position"], 0.3)
+                    self._settle(view["position"], 0.3)
                 continue
             if self.send(role, seat, action).get("ok"):
                 made += 1
@@ -183,8 +185,8 @@ class MidGame:
     def tour(self, stops: Sequence[str], within: int | Mapping[str, int] = 6, budget: int = 200,
              key: Callable[[Mapping[str, Any]], str | None] | None = None) -> Iterator[str]:
         """Drive the running game through its phases and stop once at each of `stops` (phase keys,
-        `phase_key`), after up to `within` random answers in it (so its screen shows who answered,
-        the votes cast...; a mapping: per stop, 6 for the others). A phase that is not a stop is
+        `phase_key`), after up to `within` random answers in it (`answer`: so its screen shows who
+        answered, the votes cast...; a mapping: per stop, 6 for the others). A phase that is not a stop is
         ended by the host (`end_phase`, or whatever the host may do then: confirm a night, deal the
         next round); yields each stop's key while the game is in it. Stops the game never reaches
         in `budget` steps are left out."""
@@ -200,8 +202,7 @@ class MidGame:
                 return
             if now in remaining:
                 if not ended:
-                    self.play(within.get(now, 6) if isinstance(within, Mapping) else within, prefer=QUIET,
-                              timeout_s=5)
+                    self.answer(within.get(now, 6) if isinstance(within, Mapping) else within)
                 if key(self.table_view()) == now:
                     remaining.remove(now)
                     yield now
@@ -213,6 +214,23 @@ class MidGame:
                 self.send("host", None, allowed[0])
             else:
                 self.play(1, prefer=QUIET)
+
+    def answer(self, most: int) -> int:
+        """Up to `most` random answers to what the phase asks (QUIET's weights), while at least two
+        players still have an answer to give (a rare move, a vampire's message, is not one): the
+        last one's would end a phase that ends once everyone has answered, and the screen is
+        checked while it still waits. The answers given."""
+        weights = {**RARE, **QUIET}
+        given = 0
+        while given < most:
+            found = [c for c in self.choices() if weights.get(c[2]["name"], 1.0) > 0]
+            if len({seat for role, seat, a in found if role == "me" and weights.get(a["name"], 1.0) >= 1}) < 2:
+                break
+            role, seat, action = self.rng.choices(found, [weights.get(a["name"], 1.0) for _, _, a in found])[0]
+            if not self.send(role, seat, action).get("ok"):
+                break
+            given += 1
+        return given
 
     def _settle(self, position: int, wait_s: float) -> None:
         """Until the log moves past `position` or `wait_s` passes."""
