@@ -113,10 +113,11 @@ def test_an_evening_on_the_tv_and_four_phones(scene: Scene, artifacts: Path) -> 
     # B is bitten: blood. G volunteers on its phone and is told "compatible"; both reach the doctor.
     pic = turn(scene, phones, cast.master, "elsewhere", bite=cast.saved)
     assert [t["victim"] for t in pic["transfusions"]] == [cast.saved]
-    wait_on(table, f"#chasse-transfusions li[data-victim='{cast.saved}']", "the transfusion under way")
+    wait_on(table, f".c-player[data-seat='{cast.saved}'] .c-transfusion[data-victim='{cast.saved}']",
+            "the transfusion under way")
     pic = picture(tap(scene, phones[cast.garlic], "offer_blood", {"victim": cast.saved}))
     assert pic["transfusions"][0]["donor"] == cast.garlic
-    wait_on(table, f"#chasse-transfusions li[data-victim='{cast.saved}'][data-donor='{cast.garlic}']", "its donor")
+    wait_on(table, f".c-transfusion[data-victim='{cast.saved}'][data-donor='{cast.garlic}']", "its donor")
     in_both_languages(scene, phones[cast.saved], "phone-waiting-for-blood", artifacts, "#chasse-mine")
     turn(scene, phones, cast.garlic, "doctor")
     pic = turn(scene, phones, cast.saved, "doctor")
@@ -126,7 +127,7 @@ def test_an_evening_on_the_tv_and_four_phones(scene: Scene, artifacts: Path) -> 
     pic = turn(scene, phones, cast.master, "elsewhere", bite=cast.lost)
     assert [t["victim"] for t in pic["transfusions"]] == [cast.lost]
     assert pic["glass"]["side"] == "day", "the day's script fits in the day"
-    waiting = f"#chasse-transfusions li[data-victim='{cast.lost}']"
+    waiting = f".c-transfusion[data-victim='{cast.lost}']"
     in_both_languages(scene, table, "tv-before-nightfall", artifacts, waiting)
     night = scene.wait_for_view(lambda v: picture(v)["glass"]["side"] == "night", timeout=GLASS_S + 15)
     assert next(p for p in picture(night)["players"] if p["seat"] == cast.lost)["role"] == "disciple"

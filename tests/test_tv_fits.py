@@ -22,6 +22,7 @@ itself. One Chromium, one page, one service per game; the seat count changes thr
 from __future__ import annotations
 
 import json
+import random
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,9 +31,12 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page
 
+from companion.games.base import TABLE
+from companion.games.chasse import CHASSE_AU_VAMPIRE
 from companion.games.registry import GAMES
 from companion.sim.clients import request
 from companion.sim.midgame import MidGame
+from companion.sim.players.chasse import play_game
 from companion.sim.service import ServiceProcess
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -250,6 +254,81 @@ def check_every_phase(table: MidGame, tv: Page, artifacts: Path, game_id: str, p
             for size in SIZES:
                 failures += check_and_show(tv, size, artifacts, (game_id, players, lang), f"{stop} undo notice")
     return failures
+
+
+BUSIEST_CHASSE = {5: 439, 6: 1446}
+"""Per number of players, the seed of a random game on the pure rules (out of 1,500) that has the
+most transfusions under way at once (three), with donors and travellers at the Doctor's House."""
+DRAW_PICTURE_JS = """async ([game, picture]) => {
+  const view = await (await fetch('/api/view?as=table')).json();
+  window.Companion.showTable({ ...view, game: { ...view.game, game, view: picture, actions: [], undo: null } });
+}"""
+"""The TV shows a game's picture made by the game's own view function, in the running game's view."""
+
+
+def busiest_transfusions(players: int) -> Any:
+    """The table's picture at the moment of that game with the most transfusions under way."""
+    seed = BUSIEST_CHASSE[players]
+    busiest: list[Any] = [None]
+
+    def keep(_before: Any, after: Any, _event: Any) -> None:
+        def weight(state: Any) -> tuple[int, int]:
+            return (len(state.transfusions), sum((t.donor is not None) + len(t.reached) for t in state.transfusions))
+        if busiest[0] is None or weight(after) > weight(busiest[0]):
+            busiest[0] = after
+
+    play_game(players, {"board_mode": "own"}, seed.to_bytes(8, "big") * 4, random.Random(seed), check=keep)
+    assert len(busiest[0].transfusions) == 3, "the seed no longer plays the busiest game: find another"
+    return CHASSE_AU_VAMPIRE.view(busiest[0], TABLE)
+
+
+def test_la_chasse_fits_with_three_transfusions_under_way(tv: Page, tmp_path: Path, artifacts: Path) -> None:
+    """The busiest moments random play reaches on the table's own board: three travellers bitten at
+    once, waiting for blood, with their donors and who has reached the Doctor's House, at the most
+    players; every player's line and what each transfusion waits for fit the TV."""
+    service = ServiceProcess(tmp_path / "data", extra=("--simulate",)).start()
+    try:
+        table = MidGame(service)
+        failures: list[str] = []
+        for players in sorted(BUSIEST_CHASSE):
+            table.seat_players(players)
+            table.start("chasse-au-vampire", {"board_mode": "own"})
+            picture = busiest_transfusions(players)
+            for lang in LANGUAGES:
+                tv.set_viewport_size(SIZES[0])
+                tv.goto(f"{service.base}/table?lang={lang}")
+                tv.locator("#game > *").first.wait_for()
+                tv.evaluate(DRAW_PICTURE_JS, ["chasse-au-vampire", picture])
+                for size in SIZES:
+                    failures += check_and_show(tv, size, artifacts, ("chasse-au-vampire", players, lang),
+                                               "three transfusions")
+                    assert tv.locator(".c-transfusion").count() == 3, "the TV drew the picture checked"
+        assert not failures, f"{len(failures)} problems on the TV:\n" + "\n".join(failures)
+    finally:
+        service.stop()
+
+
+def test_la_chasse_says_in_french_that_several_travellers_must_leave(tv: Page, tmp_path: Path) -> None:
+    """A building that closes on two travellers: "doivent en sortir", on one: "doit en sortir"."""
+    service = ServiceProcess(tmp_path / "data", extra=("--simulate",)).start()
+    try:
+        table = MidGame(service)
+        table.seat_players(5)
+        table.start("chasse-au-vampire", {"board_mode": "own"})
+        picture = busiest_transfusions(5)
+        tv.set_viewport_size(SIZES[0])
+        tv.goto(f"{service.base}/table?lang=fr")
+        tv.locator("#game > *").first.wait_for()
+        said = {}
+        for seats in ([4], [4, 5]):
+            closed = {"kind": "building_closed", "place": "inn", "seats": seats}
+            tv.evaluate(DRAW_PICTURE_JS, ["chasse-au-vampire",
+                                          {**picture, "happenings": [closed, *picture["happenings"]]}])
+            said[len(seats)] = tv.locator("#chasse-last").inner_text()   # the latest happening
+        assert said[1].endswith("Player 4 doit en sortir"), said
+        assert said[2].endswith("Player 4 et Player 5 doivent en sortir"), said
+    finally:
+        service.stop()
 
 
 def turn_phrases(game_id: str, lang: str, names: list[str]) -> list[str]:

@@ -95,7 +95,7 @@
       case "nothing_to_deposit": return fill(ui.chasse_h_nothing, { name });
       case "circle_used": return fill(ui.chasse_h_circle, { name });
       case "building_closed": return fill(h.place === "chapel" ? ui.chasse_h_closed_chapel : ui.chasse_h_closed_inn,
-        { names: names(g, h.seats) });
+        { names: names(g, h.seats), n: h.seats.length });
       case "game_won": return h.winner === "master" ? fill(ui.chasse_master_wins, { name: nameOf(g, (h.winners || [])[0]) })
         : fill(ui.chasse_travellers_win, { names: names(g, h.winners) });
       default: return kind;
@@ -163,7 +163,23 @@
       pileArt(p.cards), el("span", {}, cardsN(p.cards)));
   }
 
-  function playersList(g, view, size, turnOn) {
+  // What a transfusion under way still waits for: the nightfall it must beat, a donor, who has
+  // reached the Doctor's House.
+  function transfusionParts(g, t) {
+    const turns = g.glass ? g.glass.turns : 0;
+    return [el("span", { class: "c-deadline" }, t.deadline_turns - turns <= 1 ? ui.chasse_deadline_tonight : ui.chasse_deadline_next),
+      el("span", { class: "c-donor" }, t.donor === null ? ui.chasse_no_donor_yet : fill(ui.chasse_donor, { name: nameOf(g, t.donor) })),
+      t.reached.length ? el("span", { class: "c-reached" }, fill(ui.chasse_reached_doctor, { names: names(g, t.reached) })) : null];
+  }
+
+  const transfusionData = (t) => ({ "data-victim": String(t.victim), "data-donor": t.donor === null ? "" : String(t.donor) });
+
+  // A transfusion under way, said where its victim is listed (the TV's list, with no section of its
+  // own to push the list off the screen).
+  const transfusionLine = (g, t) => el("span", { class: "c-transfusion", ...transfusionData(t) },
+    el("span", { class: "c-badge bitten" }, fill(ui.chasse_badge_bitten, { group: t.group })), transfusionParts(g, t));
+
+  function playersList(g, view, size, turnOn, withTransfusions = false) {
     return el("section", { class: `c-players ${size}`, "aria-label": ui.chasse_players },
       el("ul", {}, g.players.map((p) => {
         const current = turnOn && g.phase === "play" && g.current === p.seat;
@@ -176,7 +192,8 @@
         roleTag(p),
         el("span", { class: "c-place" }, g.phase === "start_roll" ? "" : placeName(p.place)),
         stackTag(p),
-        pending ? el("span", { class: "c-badge bitten" }, fill(ui.chasse_badge_bitten, { group: pending.group })) : null,
+        pending && withTransfusions ? transfusionLine(g, pending)
+          : pending ? el("span", { class: "c-badge bitten" }, fill(ui.chasse_badge_bitten, { group: pending.group })) : null,
         p.transfused ? el("span", { class: "c-badge" }, ui.chasse_transfused) : null);
       })));
   }
@@ -201,13 +218,9 @@
   function transfusions(g) {
     const list = g.transfusions || [];
     if (!list.length || g.phase === "over") return null;
-    const turns = g.glass ? g.glass.turns : 0;
     return el("section", { class: "c-transfusions", id: "chasse-transfusions" }, el("h3", {}, ui.chasse_transfusions),
-      el("ul", {}, list.map((t) => el("li", { "data-victim": String(t.victim), "data-donor": t.donor === null ? "" : String(t.donor) },
-        el("strong", {}, fill(ui.chasse_needs, { name: nameOf(g, t.victim), group: t.group })), " ",
-        el("span", { class: "c-deadline" }, t.deadline_turns - turns <= 1 ? ui.chasse_deadline_tonight : ui.chasse_deadline_next),
-        el("span", { class: "c-donor" }, t.donor === null ? ui.chasse_no_donor_yet : fill(ui.chasse_donor, { name: nameOf(g, t.donor) })),
-        t.reached.length ? el("span", { class: "c-reached" }, fill(ui.chasse_reached_doctor, { names: names(g, t.reached) })) : null))));
+      el("ul", {}, list.map((t) => el("li", transfusionData(t),
+        el("strong", {}, fill(ui.chasse_needs, { name: nameOf(g, t.victim), group: t.group })), " ", transfusionParts(g, t)))));
   }
 
   function offerButton(game, g, victim) {
@@ -458,8 +471,9 @@
     undo: false,  // dice and hidden stacks: nothing for a player to take back
     // The TV: one screen, never scrolled. On top whose turn it is with the roll and the last thing
     // that happened; beside the glass. Then the latest card turned face up, every player (role,
-    // place, stack size) or the board, the transfusions; on the side the chapel pile, the crypt,
-    // the magic circle and the earlier happenings (as many as the screen holds).
+    // place, stack size, a transfusion under way) or the board and the transfusions, the card and
+    // then the lines smaller when they would not fit; on the side the chapel pile, the crypt, the
+    // magic circle and the earlier happenings (as many as the screen holds).
     table(container, game, view) {
       const g = game.view;
       ring(g);
@@ -472,7 +486,7 @@
       const main = g.phase === "start_roll" ? [startRolls(g)]
         : companion ? [el("div", { class: "c-board tv", id: "chasse-board" }, boardArt(g, {})), revealed(g, "small"),
           transfusions(g)]
-          : [revealed(g, "big"), playersList(g, view, "big", !game.ended), transfusions(g)];
+          : [revealed(g, "big"), playersList(g, view, "big", !game.ended, g.phase !== "over")];
       const side = g.phase === "start_roll" ? [glass(g, "tv"), playersList(g, view, "big", false), unverified(g)]
         : companion ? [playersList(g, view, "small", !game.ended), pieces(g), lately, unverified(g)]
           : [glass(g, "tv"), pieces(g), lately, unverified(g)];
@@ -480,7 +494,7 @@
         "data-position": String(view.position), "data-side": (g.glass || {}).side || "" },
       el("div", { class: "c-head" }, el("div", { class: "c-now" }, status(g, view, "table", game.ended), lastAction(g)),
         rollButton, companion ? glass(g, "tv") : null),
-      el("div", { class: "c-grid" }, el("div", { class: "c-main" }, main), el("div", { class: "c-side" }, side))));
+      el("div", { class: "c-grid" }, el("div", { class: "c-main", "data-fit-steps": "2" }, main), el("div", { class: "c-side" }, side))));
     },
     seat(container, game, view) {
       redraw = () => C.games[GAME].seat(container, game, view);
