@@ -7,13 +7,16 @@ would send it, and looks for each secret in the bytes of every view whose viewer
 
 from __future__ import annotations
 
+import functools
 import json
+import operator
 import random
 import re
 import tempfile
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -77,14 +80,13 @@ class SecretWatch:
         self.states += 1
         secrets = self.game.secrets(state)
         self.secrets += len(secrets)
-        by_text: dict[str, list[Secret]] = {}
-        for secret in secrets:
-            by_text.setdefault(secret.value, []).append(secret)
+        by_text = _by_text(secrets)
         searched: list[tuple[Mapping[str, Any], set[str]]] = []
-        for viewer in (TABLE, HOST, *(seat(p.seat) for p in state.players)):
+        for viewer in _viewers(tuple(p.seat for p in state.players)):
             view = self.game.view(state, viewer)
             if self.finder is not None:
-                shown = [s for text in self._found(view, searched) for s in by_text.get(text, ())]
+                found = self._found(view, searched)
+                shown = [s for text in found.intersection(by_text) for s in by_text[text]]
             else:
                 body = serialized(view)
                 shown = [s for s in secrets if s.value in body]
@@ -99,7 +101,10 @@ class SecretWatch:
         this state, as the same objects (the game's shared picture), is searched only in the rest."""
         assert self.finder is not None
         for before, texts in earlier:
-            if all(key in view and view[key] is value for key, value in before.items()):
+            if view is before:
+                found = texts
+                break
+            if all(map(operator.is_, map(view.get, before, repeat(_ABSENT)), before.values())):
                 rest = [[key, value] for key, value in view.items() if key not in before]
                 found = texts | set(self.finder.findall(serialized(rest))) if rest else texts
                 break
@@ -107,6 +112,26 @@ class SecretWatch:
             found = set(self.finder.findall(serialized(view)))
         earlier.append((view, found))
         return found
+
+
+_ABSENT = object()
+"""What a view holds under a key it lacks: the same object as no value of another view."""
+
+
+def _by_text(secrets: list[Secret]) -> dict[str, tuple[Secret, ...]]:
+    """The secrets by their text (most games never give two secrets the same text)."""
+    by_text = {s.value: (s,) for s in secrets}
+    if len(by_text) < len(secrets):
+        by_text = {}
+        for secret in secrets:
+            by_text[secret.value] = (*by_text.get(secret.value, ()), secret)
+    return by_text
+
+
+@functools.cache
+def _viewers(seats: tuple[int, ...]) -> tuple[Viewer, ...]:
+    """Everyone a state is shown to: the table, the host and each of its seats."""
+    return (TABLE, HOST, *(seat(n) for n in seats))
 
 
 def viewers(seats: int) -> list[Viewer]:
