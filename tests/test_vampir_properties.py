@@ -393,15 +393,27 @@ def test_the_secret_check_catches_a_view_that_shows_the_next_draw() -> None:
             return shown
         return {**shown, "hands": [[token(state, c) for c in p.hand] for p in state.players]}
 
+    def nosy_view(state: VampirState, viewer: Viewer) -> dict[str, Any]:
+        """A phone shown the next seat's hand: only its own part of the view holds the leak."""
+        shown = GAME.view(state, viewer)
+        if viewer.kind != "seat":
+            return shown
+        seats = [p.seat for p in state.players]
+        neighbour = state.players[(seats.index(viewer.seat) + 1) % len(seats)]
+        return {**shown, "neighbour": [token(state, c) for c in neighbour.hand]}
+
     tally = Tally()
     honest = SecretWatch(GAME, TOKEN)
     caught, peeked = SecretWatch(replace(GAME, view=leaky_view), TOKEN), SecretWatch(replace(GAME, view=peeking_view))
+    nosy = SecretWatch(replace(GAME, view=nosy_view), TOKEN)
     for seed in range(2_000_000, 2_000_002):
-        play_checked(seed, tally, honest, caught, peeked)
+        play_checked(seed, tally, honest, caught, peeked, nosy)
     assert honest.leaks == []
     assert caught.leaks and all("the draw pile's card 1 after" in leak for leak in caught.leaks)
     assert {leak.split(" ")[0] for leak in caught.leaks} >= {"table", "host", "seat:1"}
     assert peeked.leaks and all(leak.startswith("table saw a card in seat") for leak in peeked.leaks)
+    assert nosy.leaks and all(re.match(r"seat:\d saw a card in seat \d's hand after", leak) for leak in nosy.leaks)
+    assert {leak.split(" ")[0] for leak in nosy.leaks} >= {f"seat:{n}" for n in (1, 2, 3)}, "every phone"
 
 
 # -- replays ---------------------------------------------------------------------------------------

@@ -113,13 +113,14 @@ def _build_picture(state: VampirState) -> dict[str, Any]:
 
 def view(state: VampirState, viewer: Viewer) -> dict[str, Any]:
     picture = _picture(state)
-    if viewer.kind != "seat" or viewer.seat is None or not state.seated(viewer.seat):
+    me = viewer.seat
+    player = next((p for p in state.players if p.seat == me), None) if viewer.kind == "seat" else None
+    if player is None:
         return picture
-    hand, can_hunt = _hand(state.round, state.player(viewer.seat).hand)
-    mine = state.current == viewer.seat
+    hand, can_hunt = _hand(state.round, player.hand)
     return {**picture,
             "hand": hand,
-            "drawn": [CARDS[c].token(state.round) for c in state.drawn] if mine else [],
+            "drawn": [CARDS[c].token(state.round) for c in state.drawn] if state.current == me else [],
             "can_hunt": can_hunt}
 
 
