@@ -9,6 +9,7 @@ games are split into chunks so that `pytest -n 2` spreads them; the file takes a
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import re
@@ -357,7 +358,9 @@ class SecretWatch:
         secrets = self.definition.secrets(state)
         self.states += 1
         self.secrets += len(secrets)
-        finder = self.finder(frozenset(s.value for s in secrets))
+        values = {s.value for s in secrets}
+        shaped = all(map(_card_shaped, values))
+        finder = None if shaped else self.finder(frozenset(values))
         bodies: dict[int, tuple[dict[str, Any], set[str]]] = {}
         for viewer in self.viewers:
             view = self.definition.view(state, viewer)
@@ -366,7 +369,9 @@ class SecretWatch:
             if id(view) not in bodies:
                 body = serialized(view)
                 present = set()
-                if finder is not None and finder.search(body):
+                if shaped:
+                    present = values.intersection(CARD_SHAPE.findall(body))
+                elif finder is not None and finder.search(body):
                     present = {s.value for s in secrets if s.value in body}
                 bodies[id(view)] = (view, present)
             present = bodies[id(view)][1]
@@ -386,6 +391,17 @@ class SecretWatch:
                 self.finders.clear()
             self.finders[values] = re.compile("|".join(re.escape(v) for v in sorted(values)))
         return self.finders[values]
+
+
+CARD_SHAPE = re.compile(r"card-\d\d")
+"""A card's token when the deck has fewer than 100 cards. Two occurrences never overlap ("card-"
+holds neither "c" again nor a digit), so the texts of this shape found in a body are exactly the
+ones it holds: the secrets in a body are found in one pass instead of one pattern per set of secrets."""
+
+
+@functools.lru_cache(maxsize=1024)
+def _card_shaped(value: str) -> bool:
+    return CARD_SHAPE.fullmatch(value) is not None
 
 
 def own_coffins_are_secret(state: GarlicState, event: Event | None) -> None:

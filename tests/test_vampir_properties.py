@@ -27,7 +27,7 @@ import pytest
 from companion.games.base import HOST, TABLE, Event, Viewer, seat
 from companion.games.vampir import VAMPIR as GAME
 from companion.games.vampir.options import COLOURS, JOKERS, LOCATIONS, ONE_HEAD, TWO_HEAD, normalize_options
-from companion.games.vampir.state import CARDS, STARTERS, VampirState
+from companion.games.vampir.state import CARDS, STARTERS, Hunt, VampirState
 from companion.sim.players.vampir import BUDGET, Check, Played, play_game, token
 from tests.support.leak import SecretWatch
 from tests.support.replay_check import assert_replays
@@ -127,12 +127,15 @@ def places(state: VampirState) -> list[int]:
             *(c for p in state.players for h in p.hunts for c in h.cards)]
 
 
-def check_hunts(state: VampirState) -> None:
-    """V-H1, V-H3 on every hunt on display."""
+def check_hunts(state: VampirState, verified: dict[int, Hunt] | None = None) -> None:
+    """V-H1, V-H3 on every hunt on display. A hunt is a value that never changes and is carried from
+    state to state as the same object: one in `verified` (by identity) has passed the same checks."""
     for player in state.players:
         colours = [h.colour for h in player.hunts]
         assert len(colours) == len(set(colours)), f"seat {player.seat} holds two hunts of a colour"
         for hunt in player.hunts:
+            if verified is not None and verified.get(id(hunt)) is hunt:
+                continue
             assert hunt.colour in COLOURS and hunt.one + hunt.two + hunt.jokers >= 3
             if state.digital:
                 cards = [CARDS[c] for c in hunt.cards]
@@ -142,12 +145,17 @@ def check_hunts(state: VampirState) -> None:
                     sum(c.joker for c in cards))
             else:
                 assert hunt.one + hunt.two > 0 and hunt.one <= ONE_HEAD and hunt.two <= TWO_HEAD
+            if verified is not None:
+                verified[id(hunt)] = hunt
 
 
 def invariants(options: Mapping[str, Any]) -> Check:
     """The checks after each event of one game (its running totals kept here)."""
     totals: dict[int, int] = {}
     memory: dict[str, Any] = {"last": None}
+    verified: dict[int, Hunt] = {}
+    """The hunts checked so far in this game (kept, so no other object takes their id): a game is
+    either digital or not throughout, so their verdict holds in every later state."""
 
     def check(before: VampirState, state: VampirState, event: Event) -> None:
         data = event.data
@@ -158,7 +166,7 @@ def invariants(options: Mapping[str, Any]) -> Check:
             assert sorted(places(state)) == ALL_CARDS, "every card in exactly one place"
         else:
             assert state.cards_in_play() == 0 and not any(state.piles.values())
-        check_hunts(state)
+        check_hunts(state, verified)
         assert state.hunts_laid <= options["hunts_per_turn"]
         if state.phase == "turn" and state.ending is None:
             assert state.current is not None and state.stage in ("choose", "drawn", "hunting", "done")
@@ -359,17 +367,19 @@ def declared(before: VampirState, state: VampirState, event: Event) -> None:
     """The game declares every hidden card: each hand's cards to their owner alone, the draw pile's
     and the hands removed at a round's end to nobody; and each phone shows its own hand."""
     hidden = {s.value: s for s in GAME.secrets(state)}
-    expected = {token(state, c) for c in (*state.draw_pile, *state.discarded)}
-    expected |= {token(state, c) for p in state.players for c in p.hand}
-    assert set(hidden) == expected
+    held = (c for p in state.players for c in p.hand)
+    names = {c: token(state, c) for c in (*state.draw_pile, *state.discarded, *held)}
+    assert set(hidden) == set(names.values())
+    everyone = viewers_of(state)
     for player in state.players:
+        owner = [seat(player.seat)]
         for card in player.hand:
-            secret = hidden[token(state, card)]
-            assert [v for v in viewers_of(state) if secret.visible_to(v)] == [seat(player.seat)]
-        shown = GAME.view(state, seat(player.seat)).get("hand", [])
-        assert sorted(c["card"] for c in shown) == sorted(token(state, c) for c in player.hand)
+            secret = hidden[names[card]]
+            assert [v for v in everyone if secret.visible_to(v)] == owner
+        shown = GAME.view(state, owner[0]).get("hand", [])
+        assert sorted(c["card"] for c in shown) == sorted(names[c] for c in player.hand)
     for card in (*state.draw_pile, *state.discarded):
-        assert not any(hidden[token(state, card)].visible_to(v) for v in viewers_of(state))
+        assert not any(hidden[names[card]].visible_to(v) for v in everyone)
 
 
 def test_the_secret_check_catches_a_view_that_shows_the_next_draw() -> None:
@@ -383,15 +393,27 @@ def test_the_secret_check_catches_a_view_that_shows_the_next_draw() -> None:
             return shown
         return {**shown, "hands": [[token(state, c) for c in p.hand] for p in state.players]}
 
+    def nosy_view(state: VampirState, viewer: Viewer) -> dict[str, Any]:
+        """A phone shown the next seat's hand: only its own part of the view holds the leak."""
+        shown = GAME.view(state, viewer)
+        if viewer.kind != "seat":
+            return shown
+        seats = [p.seat for p in state.players]
+        neighbour = state.players[(seats.index(viewer.seat) + 1) % len(seats)]
+        return {**shown, "neighbour": [token(state, c) for c in neighbour.hand]}
+
     tally = Tally()
     honest = SecretWatch(GAME, TOKEN)
     caught, peeked = SecretWatch(replace(GAME, view=leaky_view), TOKEN), SecretWatch(replace(GAME, view=peeking_view))
+    nosy = SecretWatch(replace(GAME, view=nosy_view), TOKEN)
     for seed in range(2_000_000, 2_000_002):
-        play_checked(seed, tally, honest, caught, peeked)
+        play_checked(seed, tally, honest, caught, peeked, nosy)
     assert honest.leaks == []
     assert caught.leaks and all("the draw pile's card 1 after" in leak for leak in caught.leaks)
     assert {leak.split(" ")[0] for leak in caught.leaks} >= {"table", "host", "seat:1"}
     assert peeked.leaks and all(leak.startswith("table saw a card in seat") for leak in peeked.leaks)
+    assert nosy.leaks and all(re.match(r"seat:\d saw a card in seat \d's hand after", leak) for leak in nosy.leaks)
+    assert {leak.split(" ")[0] for leak in nosy.leaks} >= {f"seat:{n}" for n in (1, 2, 3)}, "every phone"
 
 
 # -- replays ---------------------------------------------------------------------------------------

@@ -7,13 +7,17 @@ would send it, and looks for each secret in the bytes of every view whose viewer
 
 from __future__ import annotations
 
+import functools
 import json
+import json.encoder
+import operator
 import random
 import re
 import tempfile
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -47,12 +51,28 @@ class LeakReport:
 def serialized(view: Any) -> str:
     """The view as the wire carries it (both ASCII-escaped and raw, so no escape hides a secret;
     a view with no other character than ASCII reads the same both ways, and is written once)."""
-    raw = _RAW.encode(view)
-    return raw if raw.isascii() else raw + _ESCAPED.encode(view)
+    raw = _RAW(view)
+    return raw if raw.isascii() else raw + _ESCAPED(view)
 
 
-_RAW = json.JSONEncoder(ensure_ascii=False)
-_ESCAPED = json.JSONEncoder()
+def _encoder(ensure_ascii: bool) -> Callable[[Any], str]:
+    """`json.JSONEncoder(ensure_ascii=...).encode`, the same text, with its C encoder made once
+    instead of once per view, and no check for a view that holds itself (it would recurse without
+    end, and fail as loudly)."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:
+        return json.JSONEncoder(ensure_ascii=ensure_ascii).encode
+    escape = json.encoder.encode_basestring_ascii if ensure_ascii else json.encoder.encode_basestring
+    encode = make(None, _unserializable, escape, None, ": ", ", ", False, False, True)
+    return lambda value: escape(value) if isinstance(value, str) else "".join(encode(value, 0))
+
+
+def _unserializable(value: Any) -> Any:
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+_RAW = _encoder(ensure_ascii=False)
+_ESCAPED = _encoder(ensure_ascii=True)
 
 
 @dataclass
@@ -77,14 +97,13 @@ class SecretWatch:
         self.states += 1
         secrets = self.game.secrets(state)
         self.secrets += len(secrets)
-        by_text: dict[str, list[Secret]] = {}
-        for secret in secrets:
-            by_text.setdefault(secret.value, []).append(secret)
+        by_text = _by_text(secrets)
         searched: list[tuple[Mapping[str, Any], set[str]]] = []
-        for viewer in (TABLE, HOST, *(seat(p.seat) for p in state.players)):
+        owned: list[str] = []
+        for viewer in _viewers(tuple(p.seat for p in state.players)):
             view = self.game.view(state, viewer)
             if self.finder is not None:
-                shown = [s for text in self._found(view, searched) for s in by_text.get(text, ())]
+                shown = [s for text in self._found(view, searched, by_text) for s in by_text[text]]
             else:
                 body = serialized(view)
                 shown = [s for s in secrets if s.value in body]
@@ -92,21 +111,54 @@ class SecretWatch:
                 if not secret.visible_to(viewer):
                     self.leaks.append(f"{viewer} saw {secret.description} after {event.type}")
                 elif viewer.kind == "seat":
-                    self.owned[secret.value.split("-")[0]] += 1
+                    owned.append(secret.value)
+        if owned:
+            self.owned.update(map(_kind, owned))
 
-    def _found(self, view: Mapping[str, Any], earlier: list[tuple[Mapping[str, Any], set[str]]]) -> set[str]:
-        """The secret-shaped texts in a view. A view holding every part of one searched before in
-        this state, as the same objects (the game's shared picture), is searched only in the rest."""
+    def _found(self, view: Mapping[str, Any], earlier: list[tuple[Mapping[str, Any], set[str]]],
+               secret: Mapping[str, Any]) -> set[str]:
+        """The secret texts in a view, found by their shape. A view holding every part of one
+        searched before in this state, as the same objects (the game's shared picture), is searched
+        only in the rest."""
         assert self.finder is not None
         for before, texts in earlier:
-            if all(key in view and view[key] is value for key, value in before.items()):
+            if view is before:
+                found = texts
+                break
+            if all(map(operator.is_, map(view.get, before, repeat(_ABSENT)), before.values())):
                 rest = [[key, value] for key, value in view.items() if key not in before]
-                found = texts | set(self.finder.findall(serialized(rest))) if rest else texts
+                found = texts | set(self.finder.findall(serialized(rest))).intersection(secret) if rest else texts
                 break
         else:
-            found = set(self.finder.findall(serialized(view)))
+            found = set(self.finder.findall(serialized(view))).intersection(secret)
         earlier.append((view, found))
         return found
+
+
+@functools.lru_cache(maxsize=4096)
+def _kind(text: str) -> str:
+    """A secret's kind: its text up to the first "-"."""
+    return text.split("-")[0]
+
+
+_ABSENT = object()
+"""What a view holds under a key it lacks: the same object as no value of another view."""
+
+
+def _by_text(secrets: list[Secret]) -> dict[str, tuple[Secret, ...]]:
+    """The secrets by their text (most games never give two secrets the same text)."""
+    by_text = {s.value: (s,) for s in secrets}
+    if len(by_text) < len(secrets):
+        by_text = {}
+        for secret in secrets:
+            by_text[secret.value] = (*by_text.get(secret.value, ()), secret)
+    return by_text
+
+
+@functools.cache
+def _viewers(seats: tuple[int, ...]) -> tuple[Viewer, ...]:
+    """Everyone a state is shown to: the table, the host and each of its seats."""
+    return (TABLE, HOST, *(seat(n) for n in seats))
 
 
 def viewers(seats: int) -> list[Viewer]:

@@ -162,8 +162,12 @@ def _happened(state: GarlicState, kind: str, data: Mapping[str, Any]) -> tuple[M
 
 
 def evolve(state: GarlicState, event: Event) -> GarlicState:
-    new = _evolve(state, event)
-    return replace(new, step=state.step + 1)
+    return _evolve(state, event)
+
+
+def _next(state: GarlicState, **changes: Any) -> GarlicState:
+    """The state after one more event: every event counts a step, made in the same copy as its changes."""
+    return replace(state, step=state.step + 1, **changes)
 
 
 def _evolve(state: GarlicState, event: Event) -> GarlicState:
@@ -172,10 +176,10 @@ def _evolve(state: GarlicState, event: Event) -> GarlicState:
     if kind == "dice_rolled":
         dice = Dice(data["round"], data["roller"], data["colour"], data["symbol"], data["at_us"])
         # The check is over: a card shown after a wrong claim goes back coffin side up for good.
-        return replace(state, phase="reaction", round=dice.round, roller=dice.roller, dice=dice, turn={},
-                       shown=frozenset(), result=None)
+        return _next(state, phase="reaction", round=dice.round, roller=dice.roller, dice=dice, turn={},
+                     shown=frozenset(), result=None)
     if kind == ROUND_ARMED:
-        return replace(state, turn={"mode": data["mode"], "at_us": data["at_us"], "window_us": data["window_us"]})
+        return _next(state, turn={"mode": data["mode"], "at_us": data["at_us"], "window_us": data["window_us"]})
     if kind == ROUND_SETTLED:
         board = state.board
         if data["mode"] == "race":
@@ -183,49 +187,49 @@ def _evolve(state: GarlicState, event: Event) -> GarlicState:
         result = {k: data[k] for k in ("round", "mode", "outcome", "winner", "tied", "drawn_from")}
         result["order"] = data["decision"].get("order", [])
         result["false_starts"] = data["decision"].get("false_starts", [])
-        return replace(state, result=result, board=board, turn={**state.turn, "settled": True})
+        return _next(state, result=result, board=board, turn={**state.turn, "settled": True})
     if kind == "slapper_called":
-        return replace(state, phase=data["phase"], turn={"seat": data["seat"], "queue": list(data["queue"]),
-                                                         "since_us": data["since_us"]})
+        return _next(state, phase=data["phase"], turn={"seat": data["seat"], "queue": list(data["queue"]),
+                                                       "since_us": data["since_us"]})
     if kind == "claim_made":
         claim = {"kind": data["kind"], "target": data["target"], "slot": data["slot"]}
-        return replace(state, turn={**state.turn, "claim": claim},
-                       happenings=_happened(state, "claim", {"seat": data["seat"], "claim": data["kind"],
-                                                             "target": data["target"], "slot": data["slot"]}))
+        return _next(state, turn={**state.turn, "claim": claim},
+                     happenings=_happened(state, "claim", {"seat": data["seat"], "claim": data["kind"],
+                                                           "target": data["target"], "slot": data["slot"]}))
     if kind == "judgement_asked":
-        return replace(state, phase="confirm", turn={**state.turn, "votes": {}, "judge": data["by"]})
+        return _next(state, phase="confirm", turn={**state.turn, "votes": {}, "judge": data["by"]})
     if kind == "claim_vote":
         votes = {**state.turn.get("votes", {}), str(data["seat"]): data["right"]}
-        return replace(state, turn={**state.turn, "votes": votes})
+        return _next(state, turn={**state.turn, "votes": votes})
     if kind == "claim_judged":
-        return replace(state, happenings=_happened(state, "judged", {"seat": data["seat"], "right": data["right"],
-                                                                      "by": data["by"]}))
+        return _next(state, happenings=_happened(state, "judged", {"seat": data["seat"], "right": data["right"],
+                                                                    "by": data["by"]}))
     if kind == "claim_withdrawn":
-        return replace(state, happenings=_happened(state, "no_claim", {"seat": data["seat"], "cause": data["cause"]}))
+        return _next(state, happenings=_happened(state, "no_claim", {"seat": data["seat"], "cause": data["cause"]}))
     if kind == "card_checked":
         # Shown to everyone until it is turned face up, cleared, or (a wrong check) the next roll.
-        return replace(state, shown=state.shown | {data["card"]}, happenings=_happened(state, "checked", {
+        return _next(state, shown=state.shown | {data["card"]}, happenings=_happened(state, "checked", {
             "seat": data["seat"], "slot": data["slot"], "by": data["by"], "right": data["right"]}))
     if kind == "card_turned_down":
-        return replace(state, players=_set_slot(state, data["seat"], data["slot"], False),
-                       happenings=_happened(state, "turned_down", {k: data[k] for k in ("seat", "slot", "cause")}))
+        return _next(state, players=_set_slot(state, data["seat"], data["slot"], False),
+                     happenings=_happened(state, "turned_down", {k: data[k] for k in ("seat", "slot", "cause")}))
     if kind == "card_turned_up":
-        return replace(state, players=_set_slot(state, data["seat"], data["slot"], True),
-                       shown=state.shown - {data["card"]},
-                       happenings=_happened(state, "turned_up", {k: data[k] for k in ("seat", "slot", "cause")}))
+        return _next(state, players=_set_slot(state, data["seat"], data["slot"], True),
+                     shown=state.shown - {data["card"]},
+                     happenings=_happened(state, "turned_up", {k: data[k] for k in ("seat", "slot", "cause")}))
     if kind == "card_cleared":
         player = state.player(data["seat"])
         slots = player.slots[:data["slot"]] + player.slots[data["slot"] + 1:]
         cleared = (*player.cleared, Cleared(data["card"], data["checked"]))
-        return replace(state, players=_with_player(state, data["seat"], slots=slots, cleared=cleared),
-                       shown=state.shown - {data["card"]},
-                       happenings=_happened(state, "cleared", {"seat": data["seat"], "checked": data["checked"],
-                                                               "count": len(cleared)}))
+        return _next(state, players=_with_player(state, data["seat"], slots=slots, cleared=cleared),
+                     shown=state.shown - {data["card"]},
+                     happenings=_happened(state, "cleared", {"seat": data["seat"], "checked": data["checked"],
+                                                             "count": len(cleared)}))
     if kind == "card_drawn":
         player = state.player(data["seat"])
         slots = (*player.slots, Slot(data["card"], True))
-        return replace(state, pile=state.pile[1:], players=_with_player(state, data["seat"], slots=slots),
-                       happenings=_happened(state, "drew", {"seat": data["seat"], "cause": data["cause"]}))
+        return _next(state, pile=state.pile[1:], players=_with_player(state, data["seat"], slots=slots),
+                     happenings=_happened(state, "drew", {"seat": data["seat"], "cause": data["cause"]}))
     if kind == "cards_swapped":
         players = state.players
         if data["a"] is not None:
@@ -233,35 +237,35 @@ def _evolve(state: GarlicState, event: Event) -> GarlicState:
             card_a, card_b = state.player(sa).slots[ia], state.player(sb).slots[ib]
             moved = replace(state, players=_with_player(state, sa, slots=_put(state.player(sa).slots, ia, card_b)))
             players = _with_player(moved, sb, slots=_put(moved.player(sb).slots, ib, card_a))
-        return replace(state, players=players, happenings=_happened(state, "swapped", {
+        return _next(state, players=players, happenings=_happened(state, "swapped", {
             "seat": data["by"], "a": data["a"], "b": data["b"], "face": data["face"]}))
     if kind == "moon_looked":
-        return replace(state, phase="moon_look", turn={**state.turn, "a": data["a"], "b": data["b"],
-                                                        "since_us": data["since_us"]},
-                       happenings=_happened(state, "looked", {"seat": data["seat"], "a": data["a"], "b": data["b"]}))
+        return _next(state, phase="moon_look", turn={**state.turn, "a": data["a"], "b": data["b"],
+                                                      "since_us": data["since_us"]},
+                     happenings=_happened(state, "looked", {"seat": data["seat"], "a": data["a"], "b": data["b"]}))
     if kind == "bat_chosen":
-        return state
+        return _next(state)
     if kind == "action_passed":
-        return replace(state, happenings=_happened(state, "passed", {"seat": data["seat"], "cause": data["cause"]}))
+        return _next(state, happenings=_happened(state, "passed", {"seat": data["seat"], "cause": data["cause"]}))
     if kind == "penalty_due":
-        return replace(state, penalties=(*state.penalties, Penalty(data["seat"], data["reason"], data["since_us"])))
+        return _next(state, penalties=(*state.penalties, Penalty(data["seat"], data["reason"], data["since_us"])))
     if kind == "penalty_paid":
         waiting = list(state.penalties)
         index = next((i for i, p in enumerate(waiting) if p.seat == data["seat"]), None) if data.get("chosen") else None
         if index is not None:
             del waiting[index]
-        return replace(state, penalties=tuple(waiting), happenings=_happened(state, "penalty", {
+        return _next(state, penalties=tuple(waiting), happenings=_happened(state, "penalty", {
             "seat": data["seat"], "reason": data["reason"], "how": data["how"]}))
     if kind == "penalties_awaited":
-        return replace(state, phase="penalties", turn={"then": data.get("then", "pass")})
+        return _next(state, phase="penalties", turn={"then": data.get("then", "pass")})
     if kind == "dice_passed":
-        return replace(state, phase="roll", roller=data["to"], turn={})
+        return _next(state, phase="roll", roller=data["to"], turn={})
     if kind == "dice_kept":
-        return replace(state, phase="roll", turn={},
-                       happenings=_happened(state, "tie", {"seat": data["roller"]}))
+        return _next(state, phase="roll", turn={},
+                     happenings=_happened(state, "tie", {"seat": data["roller"]}))
     if kind == "game_won":
-        return replace(state, phase="over", winner=data["seat"], turn={}, penalties=(),
-                       happenings=_happened(state, "won", {"seat": data["seat"]}))
+        return _next(state, phase="over", winner=data["seat"], turn={}, penalties=(),
+                     happenings=_happened(state, "won", {"seat": data["seat"]}))
     raise ValueError(f"the garlic game has no event {kind!r}")
 
 

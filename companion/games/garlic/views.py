@@ -7,6 +7,7 @@ who slapped) show one, and only while that lasts. The end of the game turns ever
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -114,9 +115,31 @@ def view(state: GarlicState, viewer: Viewer) -> dict[str, Any]:
     return {**picture, "looking": [card.to_json() for card in looked if card is not None]}
 
 
+@functools.cache
 def _only(seat: int | None) -> Callable[[Viewer], bool]:
     """Visible to that seat alone; to nobody when None."""
     return lambda viewer: seat is not None and viewer.kind == "seat" and viewer.seat == seat
+
+
+@functools.lru_cache(maxsize=4096)
+def _secret(token: str, seat: int | None, description: str) -> Secret:
+    """Made once: the leak tests ask for every secret after every event, mostly the same ones."""
+    return Secret(token, _only(seat), description)
+
+
+@functools.cache
+def _in_coffin(owner: int, slot: int) -> str:
+    return f"seat {owner}'s coffin in slot {slot}"
+
+
+@functools.cache
+def _cleared(owner: int) -> str:
+    return f"seat {owner}'s coffin cleared by a bat"
+
+
+@functools.cache
+def _in_pile(position: int) -> str:
+    return f"the pile's card {position}"
 
 
 def secrets(state: GarlicState) -> list[Secret]:
@@ -130,22 +153,21 @@ def secrets(state: GarlicState) -> list[Secret]:
             number = state.player(s).slots[i].card
             if number is not None:
                 looking[number] = state.turn["seat"]
+    deck = state.deck
+    shown = state.shown
     hidden: list[Secret] = []
     for player in state.players:
         for index, slot in enumerate(player.slots):
-            card = state.card(slot.card)
-            if card is None or slot.up or card.number in state.shown:
+            if slot.card is None or slot.up:
                 continue
-            hidden.append(Secret(card.token, _only(looking.get(card.number)),
-                                 f"seat {player.seat}'s coffin in slot {index + 1}"))
+            card = deck[slot.card]
+            if card.number not in shown:
+                hidden.append(_secret(card.token, looking.get(card.number), _in_coffin(player.seat, index + 1)))
         for item in player.cleared:
-            card = state.card(item.card)
-            if card is not None and not item.checked:
-                hidden.append(Secret(card.token, _only(None), f"seat {player.seat}'s coffin cleared by a bat"))
-    for position, number in enumerate(state.pile):
-        card = state.card(number)
-        if card is not None:
-            hidden.append(Secret(card.token, _only(None), f"the pile's card {position + 1}"))
+            if item.card is not None and not item.checked:
+                hidden.append(_secret(deck[item.card].token, None, _cleared(player.seat)))
+    hidden += [_secret(deck[number].token, None, _in_pile(position))
+               for position, number in enumerate(state.pile, 1) if number is not None]
     return hidden
 
 

@@ -250,57 +250,62 @@ def _happening(state: VampirState, event: Event) -> Mapping[str, Any] | None:
 
 
 def evolve(state: VampirState, event: Event) -> VampirState:
-    next_state = _evolve(state, event)
-    line = _happening(state, event)
-    happenings = (line, *next_state.happenings)[:RECENT] if line is not None else next_state.happenings
-    return replace(next_state, happenings=happenings)
+    return _evolve(state, event, _happening(state, event))
 
 
-def _evolve(state: VampirState, event: Event) -> VampirState:
+def _next(state: VampirState, line: Mapping[str, Any] | None, **changes: Any) -> VampirState:
+    """The state after an event: its changes, and its line first among the happenings (those it
+    leaves, after a new round's none), in one copy."""
+    if line is not None:
+        changes["happenings"] = (line, *changes.get("happenings", state.happenings))[:RECENT]
+    return replace(state, **changes)
+
+
+def _evolve(state: VampirState, event: Event, line: Mapping[str, Any] | None) -> VampirState:
     data = event.data
     kind = event.type
     if kind == "round_begun":
         hands = data.get("hands", {})
-        return replace(
-            state, round=int(data["round"]), phase="starter", current=None, stage=None,
+        return _next(
+            state, line, round=int(data["round"]), phase="starter", current=None, stage=None,
             players=tuple(replace(p, hand=tuple(hands.get(str(p.seat), ())), hunts=(), entered=False)
                           for p in state.players),
             piles={colour: tuple(data.get("piles", {}).get(colour, ())) for colour in COLOURS},
             draw_pile=tuple(data.get("draw_pile", ())), removed=(), discarded=(), drawn=(), hunts_laid=0,
             ending=None, happenings=(), turns=0)
     if kind == "starter_chosen":
-        return replace(state, phase="turn" if state.digital else "playing", current=int(data["seat"]),
-                       stage="choose" if state.digital else None, turns=1)
+        return _next(state, line, phase="turn" if state.digital else "playing", current=int(data["seat"]),
+                     stage="choose" if state.digital else None, turns=1)
     if kind == "cards_drawn":
         cards = tuple(data["cards"])
-        return replace(state, players=_with_player(state, data["seat"], lambda p: replace(p, hand=p.hand + cards)),
-                       draw_pile=state.draw_pile[len(cards):], drawn=cards, stage="drawn")
+        return _next(state, line, players=_with_player(state, data["seat"], lambda p: replace(p, hand=p.hand + cards)),
+                     draw_pile=state.draw_pile[len(cards):], drawn=cards, stage="drawn")
     if kind == "card_discarded":
         card, location = data["card"], data["location"]
-        return replace(state, piles={**state.piles, location: (*state.piles[location], card)}, stage="done",
-                       players=_with_player(state, data["seat"], lambda p: replace(p, hand=_without(p.hand, [card]))))
+        return _next(state, line, piles={**state.piles, location: (*state.piles[location], card)}, stage="done",
+                     players=_with_player(state, data["seat"], lambda p: replace(p, hand=_without(p.hand, [card]))))
     if kind == "hunt_laid":
-        return _hunt_laid(state, data)
+        return _hunt_laid(state, data, line)
     if kind == "turn_passed":
-        return replace(state, current=int(data["seat"]), stage="choose", drawn=(), hunts_laid=0,
-                       turns=state.turns + 1)
+        return _next(state, line, current=int(data["seat"]), stage="choose", drawn=(), hunts_laid=0,
+                     turns=state.turns + 1)
     if kind == "round_ended":
         # V-E3: the hands leave the game unseen.
         hands = tuple(c for p in state.players for c in p.hand)
-        return replace(state, phase="entering" if not state.digital else state.phase, current=None, stage=None,
-                       drawn=(), ending=str(data["reason"]), discarded=state.discarded + hands,
-                       players=tuple(replace(p, hand=()) for p in state.players))
+        return _next(state, line, phase="entering" if not state.digital else state.phase, current=None, stage=None,
+                     drawn=(), ending=str(data["reason"]), discarded=state.discarded + hands,
+                     players=tuple(replace(p, hand=()) for p in state.players))
     if kind == "hunts_entered":
         hunts = tuple(Hunt(h["colour"], h["one"], h["two"], h["jokers"])
                       for colour in COLOURS for h in data["hunts"] if h["colour"] == colour)
-        return replace(state, players=_with_player(state, data["seat"],
-                                                   lambda p: replace(p, hunts=hunts, entered=True)))
+        return _next(state, line, players=_with_player(state, data["seat"],
+                                                       lambda p: replace(p, hunts=hunts, entered=True)))
     if kind == "round_scored":
-        return replace(state, scores=(*state.scores, dict(data)), phase="over" if data["final"] else "scored")
-    return state
+        return _next(state, line, scores=(*state.scores, dict(data)), phase="over" if data["final"] else "scored")
+    return _next(state, line)
 
 
-def _hunt_laid(state: VampirState, data: Mapping[str, Any]) -> VampirState:
+def _hunt_laid(state: VampirState, data: Mapping[str, Any], line: Mapping[str, Any] | None) -> VampirState:
     """V-T1b, V-T2, V-H3 in one event (so an undo never stops halfway): a taken location's pile and
     the cards from hand make the hunt; an old hunt of its colour leaves the game."""
     taken = data.get("taken")
@@ -309,11 +314,11 @@ def _hunt_laid(state: VampirState, data: Mapping[str, Any]) -> VampirState:
     player = state.player(data["seat"])
     old = player.hunt(hunt.colour)
     piles = {**state.piles, taken["location"]: ()} if taken else state.piles
-    return replace(state, hunts_laid=state.hunts_laid + 1, stage="hunting", piles=piles,
-                   removed=state.removed + (old.cards if old is not None else ()),
-                   players=_with_player(state, player.seat, lambda p: replace(
-                       p, hand=_without(p.hand, data["cards"]),
-                       hunts=(*(h for h in p.hunts if h is not old), hunt))))
+    return _next(state, line, hunts_laid=state.hunts_laid + 1, stage="hunting", piles=piles,
+                 removed=state.removed + (old.cards if old is not None else ()),
+                 players=_with_player(state, player.seat, lambda p: replace(
+                     p, hand=_without(p.hand, data["cards"]),
+                     hunts=(*(h for h in p.hunts if h is not old), hunt))))
 
 
 def is_over(state: VampirState) -> bool:

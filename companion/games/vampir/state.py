@@ -42,13 +42,20 @@ class Card:
         return _token(round_number, self.number)
 
     def to_json(self, round_number: int) -> dict[str, Any]:
-        return {"card": self.token(round_number), "colour": self.colour, "heads": self.heads}
+        """Made once per card and round, and shared by every view that shows it (never modified)."""
+        return _card_json(round_number, self.number)
 
 
 @functools.cache
 def _token(round_number: int, number: int) -> str:
     """Written once per card and round: every view of every state names the cards again."""
     return f"vampir-r{round_number}-{number:03d}"
+
+
+@functools.cache
+def _card_json(round_number: int, number: int) -> dict[str, Any]:
+    card = CARDS[number]
+    return {"card": _token(round_number, number), "colour": card.colour, "heads": card.heads}
 
 
 def _catalogue() -> tuple[Card, ...]:

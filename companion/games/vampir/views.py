@@ -7,6 +7,7 @@ round's end are never shown (V-E3). The "if it ended now" projection uses public
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -14,23 +15,51 @@ from companion.games.base import Command, Event, Secret, Viewer
 from companion.games.lines import log_line
 from companion.games.picture import shared_picture
 from companion.games.vampir.options import COLOURS, DEFAULTS, UNVERIFIED
-from companion.games.vampir.rules import GAME_ID, possible_hunts, round_heads, score_round, supply_problems
+from companion.games.vampir.rules import GAME_ID, possible_hunts, score_round, supply_problems
 from companion.games.vampir.state import CARDS, Player, VampirState
 
 SOON = 2
 """The table warns when the draw pile holds this many cards or fewer: the next draw ends the round."""
 
 
+_RANK = {colour: i for i, colour in enumerate(COLOURS)}
+_ORDER = tuple((_RANK.get(card.colour or "", len(COLOURS)), card.heads, card.number) for card in CARDS)
+"""Each card's place in a sorted hand, worked out once for the catalogue."""
+
+
 def _sorted(cards: tuple[int, ...]) -> list[int]:
     """Grouped by colour in the screens' order, jokers last; fewer heads first within a colour."""
-    rank = {colour: i for i, colour in enumerate(COLOURS)}
-    return sorted(cards, key=lambda c: (rank.get(CARDS[c].colour or "", len(COLOURS)), CARDS[c].heads, c))
+    return sorted(cards, key=_ORDER.__getitem__)
 
 
-def _player_json(state: VampirState, player: Player) -> dict[str, Any]:
+@functools.lru_cache(maxsize=1024)
+def _hand(round_number: int, hand: tuple[int, ...]) -> tuple[list[dict[str, Any]], list[str]]:
+    """A phone's hand and the colours it could hunt in: a hand rarely changes from one event to the
+    next (only the current player's does), so every other phone's part is shared with the last
+    state's, like the picture (a view is never modified once built)."""
+    return [CARDS[c].to_json(round_number) for c in _sorted(hand)], possible_hunts(hand)
+
+
+@functools.lru_cache(maxsize=64)
+def _player_json(round_number: int, player: Player) -> dict[str, Any]:
+    """Made once for a player as it is (most events leave most players as they were)."""
     return {"seat": player.seat, "name": player.name, "hand": len(player.hand),
-            "hunts": [h.to_json(state.round) for h in player.hunts], "heads": player.heads(),
+            "hunts": [h.to_json(round_number) for h in player.hunts], "heads": player.heads(),
             "entered": player.entered}
+
+
+@functools.lru_cache(maxsize=64)
+def _location(round_number: int, colour: str, location: str, pile: tuple[int, ...]) -> dict[str, Any]:
+    """Made once for a location pile as it is (an event changes one pile at most)."""
+    return {"colour": colour, "location": location, "pile": [CARDS[c].to_json(round_number) for c in pile],
+            "heads": sum(CARDS[c].heads for c in pile)}
+
+
+@functools.lru_cache(maxsize=64)
+def _projection(heads: tuple[tuple[int, tuple[tuple[str, int], ...]], ...], all_tied_discard: bool) -> dict[str, Any]:
+    """The round scored if it ended now, once for each set of hunts on display (they change only
+    when one is laid)."""
+    return score_round({s: dict(hunts) for s, hunts in heads}, all_tied_discard)
 
 
 def _warning(state: VampirState) -> str | None:
@@ -59,18 +88,17 @@ def _build_picture(state: VampirState) -> dict[str, Any]:
         "current": state.current,
         "stage": state.stage,
         "turns": state.turns,
-        "locations": [{"colour": colour, "location": state.location(colour),
-                       "pile": [CARDS[c].to_json(state.round) for c in state.piles.get(colour, ())],
-                       "heads": sum(CARDS[c].heads for c in state.piles.get(colour, ()))}
+        "locations": [_location(state.round, colour, state.location(colour), state.piles.get(colour, ()))
                       for colour in COLOURS] if state.digital else [],
-        "players": [_player_json(state, p) for p in state.players],
+        "players": [_player_json(state.round, p) for p in state.players],
         "draw_pile": len(state.draw_pile),
         "warning": _warning(state),
         "removed": len(state.removed),
         "drawn_count": len(state.drawn),
         "ending": state.ending,
         "happenings": list(state.happenings),
-        "projection": score_round(round_heads(state), options["all_tied_lowest_discard"])
+        "projection": _projection(tuple((p.seat, tuple((h.colour, h.heads) for h in p.hunts)) for p in state.players),
+                                  options["all_tied_lowest_discard"])
         if options["projection"] and playing and state.digital else None,
         "supply": supply_problems(state) if state.phase == "entering" else [],
         "scores": [dict(s) for s in state.scores],
@@ -85,29 +113,51 @@ def _build_picture(state: VampirState) -> dict[str, Any]:
 
 def view(state: VampirState, viewer: Viewer) -> dict[str, Any]:
     picture = _picture(state)
-    if viewer.kind != "seat" or viewer.seat is None or not state.seated(viewer.seat):
+    me = viewer.seat
+    player = next((p for p in state.players if p.seat == me), None) if viewer.kind == "seat" else None
+    if player is None:
         return picture
-    player = state.player(viewer.seat)
-    mine = state.current == viewer.seat
+    hand, can_hunt = _hand(state.round, player.hand)
     return {**picture,
-            "hand": [CARDS[c].to_json(state.round) for c in _sorted(player.hand)],
-            "drawn": [CARDS[c].token(state.round) for c in state.drawn] if mine else [],
-            "can_hunt": possible_hunts(player.hand)}
+            "hand": hand,
+            "drawn": [CARDS[c].token(state.round) for c in state.drawn] if state.current == me else [],
+            "can_hunt": can_hunt}
 
 
+@functools.cache
 def _only(seat: int | None) -> Callable[[Viewer], bool]:
     """Visible to this seat alone; to nobody when None."""
     return lambda viewer: seat is not None and viewer.kind == "seat" and viewer.seat == seat
 
 
+@functools.cache
+def _in_hand(round_number: int, card: int, seat: int) -> Secret:
+    return Secret(CARDS[card].token(round_number), _only(seat), f"a card in seat {seat}'s hand")
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _in_draw_pile(round_number: int, card: int, position: int) -> Secret:
+    return Secret(CARDS[card].token(round_number), _only(None), f"the draw pile's card {position}")
+
+
+@functools.lru_cache(maxsize=8)
+def _draw_pile(round_number: int, pile: tuple[int, ...]) -> tuple[Secret, ...]:
+    """The draw pile stays the same over the several events between two draws."""
+    return tuple(_in_draw_pile(round_number, c, i) for i, c in enumerate(pile, 1))
+
+
+@functools.cache
+def _removed_unseen(round_number: int, card: int) -> Secret:
+    return Secret(CARDS[card].token(round_number), _only(None), "a hand removed unseen")
+
+
 def secrets(state: VampirState) -> list[Secret]:
-    """Every hand card (its owner's), every card of the draw pile and every hand removed unseen (nobody's)."""
-    hidden = [Secret(CARDS[c].token(state.round), _only(p.seat), f"a card in seat {p.seat}'s hand")
-              for p in state.players for c in p.hand]
-    hidden += [Secret(CARDS[c].token(state.round), _only(None), f"the draw pile's card {i + 1}")
-               for i, c in enumerate(state.draw_pile)]
-    hidden += [Secret(CARDS[c].token(state.round), _only(None), "a hand removed unseen") for c in state.discarded]
-    return hidden
+    """Every hand card (its owner's), every card of the draw pile and every hand removed unseen
+    (nobody's). The secrets are made once and kept (a card in one place of one round): the leak
+    tests ask for them after every event."""
+    number = state.round
+    return [*(_in_hand(number, c, p.seat) for p in state.players for c in p.hand),
+            *_draw_pile(number, state.draw_pile), *(_removed_unseen(number, c) for c in state.discarded)]
 
 
 def _hunts_from(state: VampirState, hand: list[int], replace: set[str]) -> list[Command]:
