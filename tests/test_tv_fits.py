@@ -338,6 +338,30 @@ def test_la_chasse_says_in_french_that_several_travellers_must_leave(tv: Page, t
         service.stop()
 
 
+def test_the_quiz_tv_says_a_cancelled_round_was_cancelled(tv: Page, tmp_path: Path) -> None:
+    """What happened last on the quiz's TV, when the host cancels a round: that it was cancelled,
+    even after an earlier round's result (not that result, as if nothing came after it)."""
+    service = ServiceProcess(tmp_path / "data", extra=("--simulate",)).start()
+    try:
+        table = MidGame(service)
+        table.seat_players(3)
+        table.start("buzzer-quiz")
+        said = {}
+        for round_number in (1, 2):
+            if round_number == 2:   # a round settled (no press in its window), then one cancelled
+                table.host("arm", {"mode": "race"})
+                service.wait_for_view(lambda v: v["game"]["view"]["results"] and not v["game"]["view"]["armed"])
+            table.host("arm", {"mode": "race"})
+            table.host("cancel_round")
+            for lang in LANGUAGES:
+                tv.goto(f"{service.base}/table?lang={lang}")
+                said[(round_number, lang)] = tv.locator("#game .last-action").inner_text()
+        assert said == {(1, "en"): "Round 1 was cancelled.", (1, "fr"): "La manche 1 a été annulée.",
+                        (2, "en"): "Round 3 was cancelled.", (2, "fr"): "La manche 3 a été annulée."}, said
+    finally:
+        service.stop()
+
+
 def turn_phrases(game_id: str, lang: str, names: list[str]) -> list[str]:
     """Every "whose turn" sentence of a game in `lang` (its translations' keys start with the first
     word of its id), for each of these players (the part before any other parameter, so

@@ -124,7 +124,11 @@
       const result = game.view.results[0];
       const armed = game.view.armed;
       let last = null;
-      if (result) {
+      // A round armed after the last result and no longer armed was cancelled: that is the news.
+      const cancelled = !armed && game.view.round > (result ? result.round : 0) ? game.view.round : null;
+      if (cancelled) {
+        last = el("p", { class: "last-action" }, fill(ui.quiz_cancelled, { n: cancelled }));
+      } else if (result) {
         last = el("p", { class: "last-action" }, fill(ui.round_n, { n: result.round }), " · ",
           [...headline(result, view).querySelectorAll("p")].map((p) => p.textContent).join(" · ") ||
             headline(result, view).textContent);
