@@ -113,14 +113,12 @@ def _build_picture(state: VampirState) -> dict[str, Any]:
 
 def view(state: VampirState, viewer: Viewer) -> dict[str, Any]:
     picture = _picture(state)
-    me = viewer.seat
-    player = next((p for p in state.players if p.seat == me), None) if viewer.kind == "seat" else None
-    if player is None:
+    if viewer.kind != "seat" or viewer.seat is None or not state.seated(viewer.seat):
         return picture
-    hand, can_hunt = _hand(state.round, player.hand)
+    hand, can_hunt = _hand(state.round, state.player(viewer.seat).hand)
     return {**picture,
             "hand": hand,
-            "drawn": [CARDS[c].token(state.round) for c in state.drawn] if state.current == me else [],
+            "drawn": [CARDS[c].token(state.round) for c in state.drawn] if state.current == viewer.seat else [],
             "can_hunt": can_hunt}
 
 
