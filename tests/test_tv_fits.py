@@ -40,6 +40,8 @@ from companion.sim.players.chasse import play_game
 from companion.sim.service import ServiceProcess
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
+SERVICE_ARGS = ("--simulate",)
+"""Every test's service (`companion_service`) has simulated buttons: the reaction games are pressed."""
 
 TRANSLATIONS = Path(__file__).resolve().parents[1] / "web" / "translations"
 TURN_KEYS = re.compile(r"^(?!.*_h_).*(turn_of|your_turn|roll_for|rolls_now|next_roller|_starts|_stage_)")
@@ -206,35 +208,33 @@ def check_and_show(page: Page, size: dict[str, int], artifacts: Path, where: tup
 
 
 @pytest.mark.parametrize("game_id", list(GAMES))
-def test_every_tv_page_fits_one_screen(game_id: str, tv: Page, tmp_path: Path, artifacts: Path) -> None:
-    service = ServiceProcess(tmp_path / "data", extra=("--simulate",)).start()
-    try:
-        table = MidGame(service)
-        failures: list[str] = []
-        for options in PASSES.get(game_id, ({},)):
-            said = " ".join(f"{k} {v}" for k, v in options.items())
-            for players in player_counts(game_id):
-                table.seat_players(players)
-                table.start(game_id, options)
-                table.play(MOVES.get(game_id, 20))
-                for lang in LANGUAGES:
-                    tv.set_viewport_size(SIZES[0])
-                    tv.goto(f"{service.base}/table?lang={lang}")
-                    tv.locator("#game > *").first.wait_for()
-                    for size in SIZES:
-                        failures += check_and_show(tv, size, artifacts, (game_id, players, lang), said)
-                    # An undo's notice takes a line under the header until the next move: the play
-                    # area gives it the room (shown here with the longest move name the game has).
-                    tv.evaluate("(text) => { const n = document.getElementById('undone'); n.textContent = text;"
-                                " n.hidden = false; }", longest_undo_notice(game_id, lang))
-                    for size in SIZES:
-                        failures += check_and_show(tv, size, artifacts, (game_id, players, lang),
-                                                   f"{said} undo notice".strip())
-                if game_id in TOURS and players in (GAMES[game_id].min_seats, GAMES[game_id].max_seats):
-                    failures += check_every_phase(table, tv, artifacts, game_id, players)
-        assert not failures, f"{len(failures)} problems on the TV:\n" + "\n".join(failures[:80])
-    finally:
-        service.stop()
+def test_every_tv_page_fits_one_screen(game_id: str, tv: Page, companion_service: ServiceProcess,
+                                       artifacts: Path) -> None:
+    service = companion_service
+    table = MidGame(service)
+    failures: list[str] = []
+    for options in PASSES.get(game_id, ({},)):
+        said = " ".join(f"{k} {v}" for k, v in options.items())
+        for players in player_counts(game_id):
+            table.seat_players(players)
+            table.start(game_id, options)
+            table.play(MOVES.get(game_id, 20))
+            for lang in LANGUAGES:
+                tv.set_viewport_size(SIZES[0])
+                tv.goto(f"{service.base}/table?lang={lang}")
+                tv.locator("#game > *").first.wait_for()
+                for size in SIZES:
+                    failures += check_and_show(tv, size, artifacts, (game_id, players, lang), said)
+                # An undo's notice takes a line under the header until the next move: the play
+                # area gives it the room (shown here with the longest move name the game has).
+                tv.evaluate("(text) => { const n = document.getElementById('undone'); n.textContent = text;"
+                            " n.hidden = false; }", longest_undo_notice(game_id, lang))
+                for size in SIZES:
+                    failures += check_and_show(tv, size, artifacts, (game_id, players, lang),
+                                               f"{said} undo notice".strip())
+            if game_id in TOURS and players in (GAMES[game_id].min_seats, GAMES[game_id].max_seats):
+                failures += check_every_phase(table, tv, artifacts, game_id, players)
+    assert not failures, f"{len(failures)} problems on the TV:\n" + "\n".join(failures[:80])
 
 
 
@@ -278,9 +278,10 @@ def busiest_transfusions(players: int) -> Any:
     seed = BUSIEST_CHASSE[players]
     busiest: list[Any] = [None]
 
+    def weight(state: Any) -> tuple[int, int]:
+        return (len(state.transfusions), sum((t.donor is not None) + len(t.reached) for t in state.transfusions))
+
     def keep(_before: Any, after: Any, _event: Any) -> None:
-        def weight(state: Any) -> tuple[int, int]:
-            return (len(state.transfusions), sum((t.donor is not None) + len(t.reached) for t in state.transfusions))
         if busiest[0] is None or weight(after) > weight(busiest[0]):
             busiest[0] = after
 
@@ -289,77 +290,72 @@ def busiest_transfusions(players: int) -> Any:
     return CHASSE_AU_VAMPIRE.view(busiest[0], TABLE)
 
 
-def test_la_chasse_fits_with_three_transfusions_under_way(tv: Page, tmp_path: Path, artifacts: Path) -> None:
+def test_la_chasse_fits_with_three_transfusions_under_way(tv: Page, companion_service: ServiceProcess,
+                                                          artifacts: Path) -> None:
     """The busiest moments random play reaches on the table's own board: three travellers bitten at
     once, waiting for blood, with their donors and who has reached the Doctor's House, at the most
     players; every player's line and what each transfusion waits for fit the TV."""
-    service = ServiceProcess(tmp_path / "data", extra=("--simulate",)).start()
-    try:
-        table = MidGame(service)
-        failures: list[str] = []
-        for players in sorted(BUSIEST_CHASSE):
-            table.seat_players(players)
-            table.start("chasse-au-vampire", {"board_mode": "own"})
-            picture = busiest_transfusions(players)
-            for lang in LANGUAGES:
-                tv.set_viewport_size(SIZES[0])
-                tv.goto(f"{service.base}/table?lang={lang}")
-                tv.locator("#game > *").first.wait_for()
-                tv.evaluate(DRAW_PICTURE_JS, ["chasse-au-vampire", picture])
-                for size in SIZES:
-                    failures += check_and_show(tv, size, artifacts, ("chasse-au-vampire", players, lang),
-                                               "three transfusions")
-                    assert tv.locator(".c-transfusion").count() == 3, "the TV drew the picture checked"
-        assert not failures, f"{len(failures)} problems on the TV:\n" + "\n".join(failures)
-    finally:
-        service.stop()
-
-
-def test_la_chasse_says_in_french_that_several_travellers_must_leave(tv: Page, tmp_path: Path) -> None:
-    """A building that closes on two travellers: "doivent en sortir", on one: "doit en sortir"."""
-    service = ServiceProcess(tmp_path / "data", extra=("--simulate",)).start()
-    try:
-        table = MidGame(service)
-        table.seat_players(5)
+    service = companion_service
+    table = MidGame(service)
+    failures: list[str] = []
+    for players in sorted(BUSIEST_CHASSE):
+        table.seat_players(players)
         table.start("chasse-au-vampire", {"board_mode": "own"})
-        picture = busiest_transfusions(5)
-        tv.set_viewport_size(SIZES[0])
-        tv.goto(f"{service.base}/table?lang=fr")
-        tv.locator("#game > *").first.wait_for()
-        said = {}
-        for seats in ([4], [4, 5]):
-            closed = {"kind": "building_closed", "place": "inn", "seats": seats}
-            tv.evaluate(DRAW_PICTURE_JS, ["chasse-au-vampire",
-                                          {**picture, "happenings": [closed, *picture["happenings"]]}])
-            said[len(seats)] = tv.locator("#chasse-last").inner_text()   # the latest happening
-        assert said[1].endswith("Player 4 doit en sortir"), said
-        assert said[2].endswith("Player 4 et Player 5 doivent en sortir"), said
-    finally:
-        service.stop()
+        picture = busiest_transfusions(players)
+        for lang in LANGUAGES:
+            tv.set_viewport_size(SIZES[0])
+            tv.goto(f"{service.base}/table?lang={lang}")
+            tv.locator("#game > *").first.wait_for()
+            tv.evaluate(DRAW_PICTURE_JS, ["chasse-au-vampire", picture])
+            for size in SIZES:
+                failures += check_and_show(tv, size, artifacts, ("chasse-au-vampire", players, lang),
+                                           "three transfusions")
+                assert tv.locator(".c-transfusion").count() == 3, "the TV drew the picture checked"
+    assert not failures, f"{len(failures)} problems on the TV:\n" + "\n".join(failures)
 
 
-def test_the_quiz_tv_says_a_cancelled_round_was_cancelled(tv: Page, tmp_path: Path) -> None:
+def test_la_chasse_says_in_french_that_several_travellers_must_leave(tv: Page,
+                                                                   companion_service: ServiceProcess) -> None:
+    """A building that closes on two travellers: "doivent en sortir", on one: "doit en sortir"."""
+    service = companion_service
+    table = MidGame(service)
+    table.seat_players(5)
+    table.start("chasse-au-vampire", {"board_mode": "own"})
+    picture = busiest_transfusions(5)
+    tv.set_viewport_size(SIZES[0])
+    tv.goto(f"{service.base}/table?lang=fr")
+    tv.locator("#game > *").first.wait_for()
+    said = {}
+    for seats in ([4], [4, 5]):
+        closed = {"kind": "building_closed", "place": "inn", "seats": seats}
+        tv.evaluate(DRAW_PICTURE_JS, ["chasse-au-vampire",
+                                      {**picture, "happenings": [closed, *picture["happenings"]]}])
+        said[len(seats)] = tv.locator("#chasse-last").inner_text()   # the latest happening
+    assert said[1].endswith("Player 4 doit en sortir"), said
+    assert said[2].endswith("Player 4 et Player 5 doivent en sortir"), said
+
+
+def test_the_quiz_tv_says_a_cancelled_round_was_cancelled(tv: Page, companion_service: ServiceProcess) -> None:
     """What happened last on the quiz's TV, when the host cancels a round: that it was cancelled,
     even after an earlier round's result (not that result, as if nothing came after it)."""
-    service = ServiceProcess(tmp_path / "data", extra=("--simulate",)).start()
-    try:
-        table = MidGame(service)
-        table.seat_players(3)
-        table.start("buzzer-quiz")
+    service = companion_service
+    table = MidGame(service)
+    table.seat_players(3)
+    table.start("buzzer-quiz")
+    def cancelled() -> dict[str, str]:
+        """The host arms a round and cancels it: what the TV says happened last, in each language."""
+        table.host("arm", {"mode": "race"})
+        table.host("cancel_round")
         said = {}
-        for round_number in (1, 2):
-            if round_number == 2:   # a round settled (no press in its window), then one cancelled
-                table.host("arm", {"mode": "race"})
-                service.wait_for_view(lambda v: v["game"]["view"]["results"] and not v["game"]["view"]["armed"])
-            table.host("arm", {"mode": "race"})
-            table.host("cancel_round")
-            for lang in LANGUAGES:
-                tv.goto(f"{service.base}/table?lang={lang}")
-                said[(round_number, lang)] = tv.locator("#game .last-action").inner_text()
-        assert said == {(1, "en"): "Round 1 was cancelled.", (1, "fr"): "La manche 1 a été annulée.",
-                        (2, "en"): "Round 3 was cancelled.", (2, "fr"): "La manche 3 a été annulée."}, said
-    finally:
-        service.stop()
+        for lang in LANGUAGES:
+            tv.goto(f"{service.base}/table?lang={lang}")
+            said[lang] = tv.locator("#game .last-action").inner_text()
+        return said
+
+    assert cancelled() == {"en": "Round 1 was cancelled.", "fr": "La manche 1 a été annulée."}
+    table.host("arm", {"mode": "race"})   # round 2: settled with no press in its window
+    service.wait_for_view(lambda v: v["game"]["view"]["results"] and not v["game"]["view"]["armed"])
+    assert cancelled() == {"en": "Round 3 was cancelled.", "fr": "La manche 3 a été annulée."}
 
 
 def turn_phrases(game_id: str, lang: str, names: list[str]) -> list[str]:
@@ -375,30 +371,27 @@ def turn_phrases(game_id: str, lang: str, names: list[str]) -> list[str]:
     return sorted({p for p in phrases if any(name in p for name in names)})
 
 
-def test_a_game_the_host_ended_shows_nobody_s_turn(tv: Page, tmp_path: Path) -> None:
+def test_a_game_the_host_ended_shows_nobody_s_turn(tv: Page, companion_service: ServiceProcess) -> None:
     """The host ends each game mid-turn: its TV no longer says whose turn it is, in either
     language (not "Zoé's turn", not "Roll for Bruno")."""
-    service = ServiceProcess(tmp_path / "data", extra=("--simulate",)).start()
-    try:
-        table = MidGame(service)
-        shown: list[str] = []
-        for game_id, game in GAMES.items():
-            players = max(2, game.min_seats)
-            table.seat_players(players)
-            table.start(game_id)
-            table.play(4)
-            if table.table_view()["game"]["ended"]:
-                continue  # the rules ended it: its own end screen
-            table.host("end_game")
-            names = [seat["name"] for seat in table.table_view()["table"]["seats"] if seat["name"]]
-            for lang in LANGUAGES:
-                tv.goto(f"{service.base}/table?lang={lang}")
-                tv.locator("#game > *").first.wait_for()
-                text = tv.locator("#game").inner_text()
-                shown += [f"{game_id} ({lang}): {p!r}" for p in turn_phrases(game_id, lang, names) if p in text]
-        assert not shown, "a finished game still says whose turn it is:\n" + "\n".join(shown)
-    finally:
-        service.stop()
+    service = companion_service
+    table = MidGame(service)
+    shown: list[str] = []
+    for game_id, game in GAMES.items():
+        players = max(2, game.min_seats)
+        table.seat_players(players)
+        table.start(game_id)
+        table.play(4)
+        if table.table_view()["game"]["ended"]:
+            continue  # the rules ended it: its own end screen
+        table.host("end_game")
+        names = [seat["name"] for seat in table.table_view()["table"]["seats"] if seat["name"]]
+        for lang in LANGUAGES:
+            tv.goto(f"{service.base}/table?lang={lang}")
+            tv.locator("#game > *").first.wait_for()
+            text = tv.locator("#game").inner_text()
+            shown += [f"{game_id} ({lang}): {p!r}" for p in turn_phrases(game_id, lang, names) if p in text]
+    assert not shown, "a finished game still says whose turn it is:\n" + "\n".join(shown)
 
 
 QR_JS = """() => { const r = document.querySelector('#join-box .qr-code svg').getBoundingClientRect();
@@ -408,44 +401,41 @@ QR_JS = """() => { const r = document.querySelector('#join-box .qr-code svg').ge
 
 
 def test_the_join_qr_code_steps_aside_while_a_game_runs_and_comes_back_for_a_tap_or_a_new_phone(
-        tv: Page, tmp_path: Path) -> None:
+        tv: Page, companion_service: ServiceProcess) -> None:
     """Before anyone joins the QR code is large; once a game runs with players it is a corner's (the
     play area has the screen's width); a tap on
     it brings it back large enough to scan from across the room, a second tap sends it back, and
     so does a phone that joins: the TV shows it large, with the new player's name, until a new
     game starts."""
-    service = ServiceProcess(tmp_path / "data", extra=("--simulate",)).start()
-    try:
-        tv.set_viewport_size(SIZES[0])
-        tv.goto(f"{service.base}/table?lang=en")  # the dice tray the service starts with, nobody seated yet
-        tv.locator("#game .result").wait_for()
-        assert tv.evaluate(QR_JS)["qr"] >= 300, "before anyone joins, the QR code is the screen's first use"
-        table = MidGame(service)
-        table.seat_players(2, seats=4)
-        table.start("dice-tray")
-        table.play(2)
-        tv.goto(f"{service.base}/table?lang=en")
-        tv.locator("#game .result").wait_for()
-        small = tv.evaluate(QR_JS)
-        assert small["qr"] <= 240 and small["game"] >= 1500, f"the QR code does not step aside: {small}"
-        tv.locator("#join-box").click()
-        tv.locator("body.qr-large").wait_for()
-        large = tv.evaluate(QR_JS)
-        assert large["qr"] >= 400, f"a tap does not bring the QR code back large: {large}"
-        tv.locator("#join-box").click()
-        tv.locator("body:not(.qr-large)").wait_for()
-        assert tv.evaluate(QR_JS)["qr"] <= 240
+    service = companion_service
+    tv.set_viewport_size(SIZES[0])
+    tv.goto(f"{service.base}/table?lang=en")  # the dice tray the service starts with, nobody seated yet
+    tv.locator("#game .result").wait_for()
+    assert tv.evaluate(QR_JS)["qr"] >= 300, "before anyone joins, the QR code is the screen's first use"
+    table = MidGame(service)
+    table.seat_players(2, seats=4)
+    table.start("dice-tray")
+    table.play(2)
+    tv.goto(f"{service.base}/table?lang=en")
+    tv.locator("#game .result").wait_for()
+    small = tv.evaluate(QR_JS)
+    assert small["qr"] <= 240 and small["game"] >= 1500, f"the QR code does not step aside: {small}"
+    tv.locator("#join-box").click()
+    tv.locator("body.qr-large").wait_for()
+    large = tv.evaluate(QR_JS)
+    assert large["qr"] >= 400, f"a tap does not bring the QR code back large: {large}"
+    tv.locator("#join-box").click()
+    tv.locator("body:not(.qr-large)").wait_for()
+    assert tv.evaluate(QR_JS)["qr"] <= 240
 
-        code = table.table_view()["table"]["join_code"]
-        status, answer, _ = request(service.port, "POST", "/api/join", {"code": code, "seat": 3, "name": "Nadia"},
-                                    source="127.2.0.1")
-        assert status == 200, answer
-        tv.locator("body.qr-large").wait_for(timeout=3000)
-        tv.locator("#seats li", has_text="Nadia").wait_for()
-        assert tv.evaluate(QR_JS)["qr"] >= 400
-        # A new game needs the screen: the QR code goes back to its corner at once.
-        table.host("end_game")
-        table.start("dice-tray")
-        tv.locator("body.playing:not(.qr-large)").wait_for(timeout=3000)
-    finally:
-        service.stop()
+    code = table.table_view()["table"]["join_code"]
+    status, answer, _ = request(service.port, "POST", "/api/join", {"code": code, "seat": 3, "name": "Nadia"},
+                                source="127.2.0.1")
+    assert status == 200, answer
+    tv.locator("body.qr-large").wait_for(timeout=3000)
+    tv.locator("#seats li", has_text="Nadia").wait_for()
+    assert tv.evaluate(QR_JS)["qr"] >= 400
+    # A new game needs the screen: the QR code goes back to its corner at once.
+    table.host("end_game")
+    table.start("dice-tray")
+    tv.locator("body.playing:not(.qr-large)").wait_for(timeout=3000)
