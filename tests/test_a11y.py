@@ -22,7 +22,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from companion.games.registry import GAMES
 from companion.i18n import catalogue, fill
-from tests.support.browser import PHONE_SIZE, Scene, shoot
+from tests.support.browser import PHONE_SIZE, Scene, as_new, shoot
 
 pytestmark = pytest.mark.browser
 
@@ -40,6 +40,12 @@ AXE_RUN_JS = """async () => {
     nodes: v.nodes.map((n) => ({ impact: n.impact, target: n.target.join(' '), html: n.html.slice(0, 160),
                                 summary: n.failureSummary })) }));
 }"""
+
+
+@pytest.fixture
+def scene(shared_scene: Scene) -> Scene:
+    """Every test here starts games and looks at them: the module's tests share one scene."""
+    return as_new(shared_scene)
 
 
 def test_the_vendored_axe_is_the_recorded_file() -> None:

@@ -24,11 +24,17 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 
 from companion.server.patch import apply as apply_patch
-from tests.support.browser import PLAYER_NAMES, SHOWS_ROLL_JS, Scene, Screen, wait_link
+from tests.support.browser import PLAYER_NAMES, SHOWS_ROLL_JS, Scene, Screen, as_new, wait_link
 
 pytestmark = pytest.mark.browser
 
 CATCH_UP_S = 5.0  # an offline phone back on the network, or any page after a restart
+
+
+@pytest.fixture
+def scene(shared_scene: Scene) -> Scene:
+    """The module's tests share one scene, each from the table's first state (`as_new`)."""
+    return as_new(shared_scene)
 
 
 # ---------------------------------------------------------------------------------------------- helpers
@@ -249,7 +255,8 @@ def test_a_phone_offline_for_twenty_seconds_catches_up(scene: Scene) -> None:
     finish(scene)
 
 
-def test_every_page_recovers_by_itself_after_the_server_is_killed_and_restarted(scene: Scene) -> None:
+def test_every_page_recovers_by_itself_after_the_server_is_killed_and_restarted(own_scene: Scene) -> None:
+    scene = own_scene   # its service is killed
     scene.wait_until_settled()
     wait_for_roll(scene.screens, 1, since=roll_from(scene.phones[0]), within_s=1.0)
     for screen in scene.screens:

@@ -27,7 +27,7 @@ from companion.games.vampir import VAMPIR
 from companion.sim.players import garlic as garlic_players
 from companion.sim.players import nuit as nuit_players
 from companion.sim.players import vampir as vampir_players
-from tests.support.browser import PHONE_SIZE, PLAYER_NAMES, Scene, Screen, holding, wait_link
+from tests.support.browser import PHONE_SIZE, PLAYER_NAMES, Scene, Screen, as_new, holding, wait_link
 from tests.support.dracula_play import play_series
 
 pytestmark = pytest.mark.browser
@@ -51,6 +51,12 @@ SEEN_JS = """(selector) => {
   return { seen: inside && !!top && node.contains(top), why: inside ? "covered" : `at y=${Math.round(r.top)}`,
            text, top: Math.round(r.top), bottom: Math.round(r.bottom), height: innerHeight };
 }"""
+
+
+@pytest.fixture
+def scene(shared_scene: Scene) -> Scene:
+    """The module's tests share one scene, each from the table's first state (`as_new`)."""
+    return as_new(shared_scene)
 
 
 def stays_up(screen: Screen, for_s: float) -> None:
@@ -505,7 +511,8 @@ def test_no_phone_page_is_wider_than_the_phone(scene: Scene) -> None:
 
 
 @pytest.mark.slow
-def test_a_vampir_hand_opened_to_play_closes_when_the_phone_lies_untouched(scene: Scene) -> None:
+def test_a_vampir_hand_opened_to_play_closes_when_the_phone_lies_untouched(own_scene: Scene) -> None:
+    scene = own_scene   # its phone's clock is the test's from now on
     start(scene, "vampir")
     pic = scene.wait_for_view(lambda v: v["game"]["view"]["phase"] == "turn")["game"]["view"]
     phone = next(p for p in scene.phones if p.seat == pic["current"])

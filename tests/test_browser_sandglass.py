@@ -16,11 +16,17 @@ from typing import Any
 
 import pytest
 
-from tests.support.browser import PLAYER_NAMES, SOUND_SPY_JS, TV_SIZE, Scene, Screen, on_the_tv
+from tests.support.browser import PLAYER_NAMES, SOUND_SPY_JS, TV_SIZE, Scene, Screen, as_new, on_the_tv
 from tests.test_a11y import contrast, css_rules, grave_violations
 
 PLAYERS = PLAYER_NAMES[:1]
 FULL_S = 180
+
+
+@pytest.fixture
+def scene(shared_scene: Scene) -> Scene:
+    """The module's tests share one scene, each from the table's first state (`as_new`)."""
+    return as_new(shared_scene, PLAYERS)
 
 # Shows glasses (each spec: side, running, left_s when started or stopped, elapsed_s since then,
 # turns, full_s) on the page, in a box of their own before the game's (which the page draws again

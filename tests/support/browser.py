@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, CDPSession, Page, Playwright, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, CDPSession, Page, Playwright, ViewportSize, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
 
 from companion.sim.browser import CHROMIUM, CHROMIUM_ARGS, chromium_found, decode_qr
@@ -228,6 +228,8 @@ class Screen:
     network: list[dict[str, Any]] = field(default_factory=list)    # SSE messages seen by the network stack
     errors: list[str] = field(default_factory=list)                # uncaught script errors
     seat: int | None = None
+    first_size: ViewportSize | None = None
+    """The viewport it was opened with."""
 
     def last_roll(self) -> dict[str, Any] | None:
         return self.page.evaluate(LAST_ROLL_JS)
@@ -351,7 +353,8 @@ class SceneBuilder:
             options["proxy"] = link.proxy
         context = self.browser.new_context(locale="en-US", **options)
         context.set_default_timeout(10_000)
-        screen = Screen(name, context, context.new_page(), link)
+        page = context.new_page()
+        screen = Screen(name, context, page, link, first_size=page.viewport_size)
         screen.page.on("pageerror", lambda err: screen.errors.append(str(err)))
         context.expose_binding("__companionRecord", lambda _source, item: screen.received.append(item))
         context.add_init_script(RECORDER_JS)
@@ -425,15 +428,77 @@ def companion_service(request: pytest.FixtureRequest, tmp_path: Path) -> Iterato
     process.stop()
 
 
-@pytest.fixture
-def scene(request: pytest.FixtureRequest, chromium: Browser, playwright_driver: Playwright,
-          companion_service: ServiceProcess, tmp_path: Path) -> Iterator[Scene]:
-    """The table display, the host console and a phone per player (a test module may set PLAYERS)."""
-    builder = SceneBuilder(chromium, playwright_driver, companion_service, tmp_path)
+def built_scene(request: pytest.FixtureRequest, browser: Browser, playwright: Playwright, service: ServiceProcess,
+                workdir: Path) -> Iterator[Scene]:
+    """A scene on `service` (a test module may set PLAYERS), its devices closed afterwards."""
+    builder = SceneBuilder(browser, playwright, service, workdir)
     try:
         yield builder.build(getattr(request.module, "PLAYERS", PLAYER_NAMES))
     finally:
         builder.close()
+
+
+@pytest.fixture
+def scene(request: pytest.FixtureRequest, chromium: Browser, playwright_driver: Playwright,
+          companion_service: ServiceProcess, tmp_path: Path) -> Iterator[Scene]:
+    """The table display, the host console and a phone per player (a test module may set PLAYERS)."""
+    yield from built_scene(request, chromium, playwright_driver, companion_service, tmp_path)
+
+
+@pytest.fixture
+def own_scene(request: pytest.FixtureRequest, chromium: Browser, playwright_driver: Playwright,
+              companion_service: ServiceProcess, tmp_path: Path) -> Iterator[Scene]:
+    """A scene of the test's own in a module whose `scene` is shared: for a test that changes what
+    a later one could not undo (a page's clock, once installed, stays the test's)."""
+    yield from built_scene(request, chromium, playwright_driver, companion_service, tmp_path)
+
+
+@pytest.fixture(scope="module")
+def shared_scene(request: pytest.FixtureRequest, chromium: Browser, playwright_driver: Playwright,
+                 tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scene]:
+    """One scene for every test of a module (SERVICE_ARGS and PLAYERS as for `scene`). Opening the
+    devices and joining the phones costs about 8 s of a 2-core machine a scene: a module whose tests
+    each start a game and look at it takes the scene `as_new` instead of building its own."""
+    workdir = tmp_path_factory.mktemp("shared-scene")
+    service = ServiceProcess(workdir / "data", extra=getattr(request.module, "SERVICE_ARGS", ())).start()
+    try:
+        yield from built_scene(request, chromium, playwright_driver, service, workdir)
+    finally:
+        service.stop()
+
+
+IDLE_GAME = "dice-tray"
+"""What a new service runs until the host starts a game (companion.cli)."""
+
+
+def as_new(scene: Scene, players: Sequence[str] = PLAYER_NAMES) -> Scene:
+    """The shared scene as a new one is: the idle dice tray just started, the seats named as they
+    joined, every screen online on its own page in English at its first size, with nothing it
+    stored (the page's settings) or was told to emulate (less motion), and nothing recorded by an
+    earlier test."""
+    service = scene.service
+    service.post("end_game", host=True)   # refused when no game runs, which is as good
+    for screen in scene.screens:          # forgotten before the new game: a phone keeps its entropy there
+        if screen.link is not None:
+            screen.go_online()
+        screen.page.evaluate("() => localStorage.clear()")
+    answer = service.post("start_game", {"game": IDLE_GAME}, host=True)
+    assert answer.get("ok"), answer
+    for phone, name in zip(scene.phones, players, strict=True):
+        answer = service.post("name_seat", {"seat": phone.seat, "name": name}, host=True)
+        assert answer.get("ok"), answer
+    for screen in scene.screens:
+        path = "/table" if screen is scene.table else "/host" if screen is scene.host else "/me"
+        screen.page.set_viewport_size(screen.first_size)
+        screen.page.emulate_media(reduced_motion="no-preference")
+        screen.page.goto("about:blank")   # the old page gone, what it still recorded is in
+        screen.received.clear()
+        screen.network.clear()
+        screen.errors.clear()
+        screen.page.goto(f"{service.base}{path}?lang=en")
+    for screen in scene.screens:
+        screen.page.locator("#link:not(.down)", has_text="connected").wait_for()
+    return scene
 
 
 # -- what the game tests share -----------------------------------------------------------------
