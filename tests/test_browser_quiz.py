@@ -125,7 +125,13 @@ def start_quiz_from_the_console(scene: Scene) -> str:
 
 
 def armed_everywhere(scene: Scene) -> None:
-    """Every screen shows the race as armed (a press now counts)."""
+    """The service armed the race, and every screen shows it (a press now counts)."""
+    try:
+        scene.wait_for_view(lambda v: v["game"]["view"]["armed"] is not None, timeout=5.0)
+    except AssertionError:
+        error = scene.host.page.locator("#error")
+        pytest.fail(f"the service never armed the race; the host console says "
+                    f"{error.inner_text() if error.is_visible() else 'nothing'}: {scene.view()['game']['view']}")
     for screen in (scene.table, scene.host):
         wait_on(screen, ".quiz-status.go", "the armed race")
         wait_on(screen, ".lamps.armed.race", "the armed lamps")
