@@ -207,6 +207,25 @@ def check_and_show(page: Page, size: dict[str, int], artifacts: Path, where: tup
     return [f"{said}: {p}" for p in problems]
 
 
+def check_as_it_is(tv: Page, base: str, artifacts: Path, where: tuple[str, int], case: str) -> list[str]:
+    """The table display of the game as it is now, in each language at each size, with and without
+    an undo's notice: it takes a line under the header until the next move, and the play area gives
+    it the room (shown here with the longest move name the game has)."""
+    game_id, players = where
+    failures = []
+    for lang in LANGUAGES:
+        tv.set_viewport_size(SIZES[0])
+        tv.goto(f"{base}/table?lang={lang}")
+        tv.locator("#game > *").first.wait_for()
+        for size in SIZES:
+            failures += check_and_show(tv, size, artifacts, (game_id, players, lang), case)
+        tv.evaluate("(text) => { const n = document.getElementById('undone'); n.textContent = text;"
+                    " n.hidden = false; }", longest_undo_notice(game_id, lang))
+        for size in SIZES:
+            failures += check_and_show(tv, size, artifacts, (game_id, players, lang), f"{case} undo notice".strip())
+    return failures
+
+
 @pytest.mark.parametrize("game_id", list(GAMES))
 def test_every_tv_page_fits_one_screen(game_id: str, tv: Page, companion_service: ServiceProcess,
                                        artifacts: Path) -> None:
@@ -219,23 +238,10 @@ def test_every_tv_page_fits_one_screen(game_id: str, tv: Page, companion_service
             table.seat_players(players)
             table.start(game_id, options)
             table.play(MOVES.get(game_id, 20))
-            for lang in LANGUAGES:
-                tv.set_viewport_size(SIZES[0])
-                tv.goto(f"{service.base}/table?lang={lang}")
-                tv.locator("#game > *").first.wait_for()
-                for size in SIZES:
-                    failures += check_and_show(tv, size, artifacts, (game_id, players, lang), said)
-                # An undo's notice takes a line under the header until the next move: the play
-                # area gives it the room (shown here with the longest move name the game has).
-                tv.evaluate("(text) => { const n = document.getElementById('undone'); n.textContent = text;"
-                            " n.hidden = false; }", longest_undo_notice(game_id, lang))
-                for size in SIZES:
-                    failures += check_and_show(tv, size, artifacts, (game_id, players, lang),
-                                               f"{said} undo notice".strip())
+            failures += check_as_it_is(tv, service.base, artifacts, (game_id, players), said)
             if game_id in TOURS and players in (GAMES[game_id].min_seats, GAMES[game_id].max_seats):
                 failures += check_every_phase(table, tv, artifacts, game_id, players)
     assert not failures, f"{len(failures)} problems on the TV:\n" + "\n".join(failures[:80])
-
 
 
 def check_every_phase(table: MidGame, tv: Page, artifacts: Path, game_id: str, players: int) -> list[str]:
@@ -248,16 +254,7 @@ def check_every_phase(table: MidGame, tv: Page, artifacts: Path, game_id: str, p
     reached = []
     for stop in table.tour(stops):
         reached.append(stop)
-        for lang in LANGUAGES:
-            tv.set_viewport_size(SIZES[0])
-            tv.goto(f"{table.service.base}/table?lang={lang}")
-            tv.locator("#game > *").first.wait_for()
-            for size in SIZES:
-                failures += check_and_show(tv, size, artifacts, (game_id, players, lang), stop)
-            tv.evaluate("(text) => { const n = document.getElementById('undone'); n.textContent = text;"
-                        " n.hidden = false; }", longest_undo_notice(game_id, lang))
-            for size in SIZES:
-                failures += check_and_show(tv, size, artifacts, (game_id, players, lang), f"{stop} undo notice")
+        failures += check_as_it_is(tv, table.service.base, artifacts, (game_id, players), stop)
     missed = [stop for stop in stops if stop not in reached and stop not in TOURS_MAY_MISS.get(game_id, ())]
     assert not missed, f"the tour of {game_id} at {players} players never stopped at {missed} (it saw {reached})"
     return failures
