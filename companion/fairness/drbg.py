@@ -49,25 +49,17 @@ def draw(master: bytes, counter: int, purpose: str, bound: int) -> int:
     """The integer in [0, bound) of draw number `counter`: whole bytes, masked, rejected if too big.
 
     Candidates are read `width` bytes at a time from blocks 0, 1, 2... of the draw's stream; a
-    candidate is never split across two blocks (the rest of a block is skipped). A bound of at most
-    256 (a die, a shuffle of a deck) reads single bytes: the same candidates, read without slicing,
-    since every game draws thousands of them.
+    candidate is never split across two blocks (the rest of a block is skipped).
     """
-    if type(bound) is not int or bound < 1:   # bool is an int's subclass, and no bound
+    if isinstance(bound, bool) or not isinstance(bound, int) or bound < 1:
         raise ValueError(f"a draw needs a positive integer bound, got {bound!r}")
     if bound == 1:
         return 0
     bits = (bound - 1).bit_length()
+    width = (bits + 7) // 8
     mask = (1 << bits) - 1
     label = purpose.encode()
     block = 0
-    if bits <= 8:
-        while True:
-            for byte in _block(master, counter, block, label):
-                if byte & mask < bound:
-                    return byte & mask
-            block += 1
-    width = (bits + 7) // 8
     while True:
         data = _block(master, counter, block, label)
         for start in range(0, len(data) - width + 1, width):
