@@ -22,11 +22,12 @@ from playwright.sync_api import Browser, Page, expect
 
 from companion.games.registry import GAMES
 from companion.i18n import catalogue, fill
-from tests.support.browser import PHONE_SIZE, Scene, as_new, shoot
+from tests.support.browser import PHONE_SIZE, Scene, shoot
 
 pytestmark = pytest.mark.browser
 
 SERVICE_ARGS = ("--simulate",)   # the virtual buttons page and the host's pairing controls exist
+SHARED_SCENE = True   # every test starts its own game: one scene for all, made new for each
 VENDOR = Path(__file__).resolve().parent / "vendor"
 AXE = VENDOR / "axe.min.js"
 AXE_SHA256 = "84494fec757e4710dc751c8d7a636e457f4532f08f85c86dc9070133fbff53bc"
@@ -41,11 +42,6 @@ AXE_RUN_JS = """async () => {
                                 summary: n.failureSummary })) }));
 }"""
 
-
-@pytest.fixture
-def scene(shared_scene: Scene) -> Scene:
-    """Every test here starts games and looks at them: the module's tests share one scene."""
-    return as_new(shared_scene)
 
 
 def test_the_vendored_axe_is_the_recorded_file() -> None:

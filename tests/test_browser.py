@@ -24,17 +24,13 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 
 from companion.server.patch import apply as apply_patch
-from tests.support.browser import PLAYER_NAMES, SHOWS_ROLL_JS, Scene, Screen, as_new, wait_link
+from tests.support.browser import PLAYER_NAMES, SHOWS_ROLL_JS, Scene, Screen, wait_link
 
 pytestmark = pytest.mark.browser
+SHARED_SCENE = True   # every test starts its own game: one scene for all, made new for each
 
 CATCH_UP_S = 5.0  # an offline phone back on the network, or any page after a restart
 
-
-@pytest.fixture
-def scene(shared_scene: Scene) -> Scene:
-    """The module's tests share one scene, each from the table's first state (`as_new`)."""
-    return as_new(shared_scene)
 
 
 # ---------------------------------------------------------------------------------------------- helpers
@@ -305,10 +301,9 @@ def test_screenshots_of_the_table_and_a_phone_in_english_and_french(scene: Scene
     wait_for_roll(scene.screens, 1, since=roll_from(scene.phones[2]), within_s=1.0)
     words = {"en": ("Last roll", "Seats"), "fr": ("Dernier lancer", "Places")}
     for screen, shot in ((scene.table, "table"), (scene.phones[1], "phone")):
-        path = "/table" if screen is scene.table else "/me"
         for lang in ("en", "fr"):
             page = screen.page
-            page.goto(f"{scene.service.base}{path}?lang={lang}")
+            page.goto(scene.url_of(screen, lang))
             page.locator("#link:not(.down)").wait_for()
             page.wait_for_function(SHOWS_ROLL_JS, arg=1)
             assert page.locator("html").get_attribute("lang") == lang

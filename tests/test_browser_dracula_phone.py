@@ -19,21 +19,17 @@ from playwright.sync_api import Error as PlaywrightError
 
 from companion.games.base import seat as seat_viewer
 from companion.games.dracula import DRACULA
-from tests.support.browser import PHONE_SIZE, Scene, Screen, as_new, holding, shoot
+from tests.support.browser import PHONE_SIZE, Scene, Screen, holding, shoot
 from tests.support.dracula_play import play_series
 from tests.test_browser_phone import action_list, draw_seat_view
 
 pytestmark = pytest.mark.browser
 
 PLAYERS = ("Zoé", "Bruno", "Chloé", "Dmitri")
+SHARED_SCENE = True   # every test starts its own game: one scene for all, made new for each
 OPTIONS = {"rounds": 1, "gm": "companion", "sanctuary_capacity": 1, "day_s": 600, "dusk_s": 600,
            "actions_s": 600, "dawn_s": 600}
 
-
-@pytest.fixture
-def scene(shared_scene: Scene) -> Scene:
-    """The module's tests share one scene, each from the table's first state (`as_new`)."""
-    return as_new(shared_scene, PLAYERS)
 
 
 # Every command a page sends, as the network sees it (a spy that the page's own scripts cannot skip),

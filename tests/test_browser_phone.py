@@ -27,12 +27,13 @@ from companion.games.vampir import VAMPIR
 from companion.sim.players import garlic as garlic_players
 from companion.sim.players import nuit as nuit_players
 from companion.sim.players import vampir as vampir_players
-from tests.support.browser import PHONE_SIZE, PLAYER_NAMES, Scene, Screen, as_new, holding, wait_link
+from tests.support.browser import PHONE_SIZE, PLAYER_NAMES, Scene, Screen, holding, wait_link
 from tests.support.dracula_play import play_series
 
 pytestmark = pytest.mark.browser
 
 PLAYERS = PLAYER_NAMES   # vampir needs three, dracula four
+SHARED_SCENE = True   # every test starts its own game: one scene for all, made new for each
 TELLS_WITHIN_S = 6.0
 """A phone says its link is down this long after it went, at the latest (a few seconds)."""
 BACK_WITHIN_S = 6.0
@@ -52,11 +53,6 @@ SEEN_JS = """(selector) => {
            text, top: Math.round(r.top), bottom: Math.round(r.bottom), height: innerHeight };
 }"""
 
-
-@pytest.fixture
-def scene(shared_scene: Scene) -> Scene:
-    """The module's tests share one scene, each from the table's first state (`as_new`)."""
-    return as_new(shared_scene)
 
 
 def stays_up(screen: Screen, for_s: float) -> None:

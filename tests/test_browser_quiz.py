@@ -410,7 +410,7 @@ def test_a_tie_is_no_first_place_and_a_press_after_the_decision_is_listed_and_to
 
     # The same lines in French (times with a decimal comma).
     for screen, _name in shoot_all:
-        screen.page.goto(f"{scene.service.base}{'/table' if screen is table else '/me'}?lang=fr")
+        screen.page.goto(scene.url_of(screen, "fr"))
     table.page.locator("table.order tbody.late th", has_text="Appuyé après la décision").wait_for()
     tied_line = mine_text(phone1)
     assert "Trop serré pour trancher : vous et" in tied_line and "Le tirage au sort" in tied_line, tied_line

@@ -16,17 +16,13 @@ from typing import Any
 
 import pytest
 
-from tests.support.browser import PLAYER_NAMES, SOUND_SPY_JS, TV_SIZE, Scene, Screen, as_new, on_the_tv
+from tests.support.browser import PLAYER_NAMES, SOUND_SPY_JS, TV_SIZE, Scene, Screen, on_the_tv
 from tests.test_a11y import contrast, css_rules, grave_violations
 
 PLAYERS = PLAYER_NAMES[:1]
+SHARED_SCENE = True   # every test starts its own game: one scene for all, made new for each
 FULL_S = 180
 
-
-@pytest.fixture
-def scene(shared_scene: Scene) -> Scene:
-    """The module's tests share one scene, each from the table's first state (`as_new`)."""
-    return as_new(shared_scene, PLAYERS)
 
 # Shows glasses (each spec: side, running, left_s when started or stopped, elapsed_s since then,
 # turns, full_s) on the page, in a box of their own before the game's (which the page draws again
@@ -90,8 +86,7 @@ def seconds(time_text: str) -> int:
 
 
 def open_in(scene: Scene, screen: Screen, lang: str) -> None:
-    path = "/table" if screen is scene.table else "/me"
-    screen.page.goto(f"{scene.service.base}{path}?lang={lang}")
+    screen.page.goto(scene.url_of(screen, lang))
     screen.page.locator("#link:not(.down)").wait_for()
     screen.page.wait_for_function("() => window.Companion.clock.serverNowUs() !== null")
 

@@ -24,6 +24,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, CDPSession, Page, Playwright, ViewportSize, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
 
+from companion.cli import IDLE_GAME
 from companion.sim.browser import CHROMIUM, CHROMIUM_ARGS, chromium_found, decode_qr
 from companion.sim.service import ServiceProcess
 
@@ -272,10 +273,17 @@ class Scene:
     host: Screen
     qr_url: str
     join_code: str
+    players: tuple[str, ...] = ()
+    """The names the phones joined with, in seat order."""
 
     @property
     def screens(self) -> list[Screen]:
         return [self.table, *self.phones, self.host]
+
+    def url_of(self, screen: Screen, lang: str) -> str:
+        """The address of the screen's own page (the TV's, the host's or a phone's) in `lang`."""
+        path = "/table" if screen is self.table else "/host" if screen is self.host else "/me"
+        return f"{self.service.base}{path}?lang={lang}"
 
     def view(self, role: str = "table") -> dict[str, Any]:
         return self.service.get(f"/api/view?as={role}", host=role == "host")
@@ -407,7 +415,7 @@ class SceneBuilder:
         host.page.goto(f"{base}/host#k={self.service.host_key}")
         host.page.wait_for_url(f"{base}/host")
         host.page.locator("#game-status strong").wait_for()
-        scene = Scene(self.service, table, phones, host, qr_url, join_code)
+        scene = Scene(self.service, table, phones, host, qr_url, join_code, tuple(players))
         for screen in scene.screens:
             screen.page.locator("#link:not(.down)", has_text="connected").wait_for()
         return scene
@@ -440,16 +448,22 @@ def built_scene(request: pytest.FixtureRequest, browser: Browser, playwright: Pl
 
 @pytest.fixture
 def scene(request: pytest.FixtureRequest, chromium: Browser, playwright_driver: Playwright,
-          companion_service: ServiceProcess, tmp_path: Path) -> Iterator[Scene]:
-    """The table display, the host console and a phone per player (a test module may set PLAYERS)."""
-    yield from built_scene(request, chromium, playwright_driver, companion_service, tmp_path)
+          tmp_path: Path) -> Iterator[Scene]:
+    """The table display, the host console and a phone per player (a test module may set PLAYERS).
+    A module whose tests each start their own game sets SHARED_SCENE = True: its tests then share
+    one scene (`shared_scene`), made new (`as_new`) for each."""
+    if getattr(request.module, "SHARED_SCENE", False):
+        yield as_new(request.getfixturevalue("shared_scene"))
+        return
+    yield from built_scene(request, chromium, playwright_driver, request.getfixturevalue("companion_service"),
+                           tmp_path)
 
 
 @pytest.fixture
 def own_scene(request: pytest.FixtureRequest, chromium: Browser, playwright_driver: Playwright,
               companion_service: ServiceProcess, tmp_path: Path) -> Iterator[Scene]:
-    """A scene of the test's own in a module whose `scene` is shared: for a test that changes what
-    a later one could not undo (a page's clock, once installed, stays the test's)."""
+    """A scene of the test's own in a module whose scene is shared: for a test that changes what a
+    later one could not undo (a page's clock, once installed, stays the test's)."""
     yield from built_scene(request, chromium, playwright_driver, companion_service, tmp_path)
 
 
@@ -467,11 +481,7 @@ def shared_scene(request: pytest.FixtureRequest, chromium: Browser, playwright_d
         service.stop()
 
 
-IDLE_GAME = "dice-tray"
-"""What a new service runs until the host starts a game (companion.cli)."""
-
-
-def as_new(scene: Scene, players: Sequence[str] = PLAYER_NAMES) -> Scene:
+def as_new(scene: Scene) -> Scene:
     """The shared scene as a new one is: the idle dice tray just started, the seats named as they
     joined, every screen online on its own page in English at its first size, with nothing it
     stored (the page's settings) or was told to emulate (less motion), and nothing recorded by an
@@ -484,18 +494,17 @@ def as_new(scene: Scene, players: Sequence[str] = PLAYER_NAMES) -> Scene:
         screen.page.evaluate("() => localStorage.clear()")
     answer = service.post("start_game", {"game": IDLE_GAME}, host=True)
     assert answer.get("ok"), answer
-    for phone, name in zip(scene.phones, players, strict=True):
+    for phone, name in zip(scene.phones, scene.players, strict=True):
         answer = service.post("name_seat", {"seat": phone.seat, "name": name}, host=True)
         assert answer.get("ok"), answer
     for screen in scene.screens:
-        path = "/table" if screen is scene.table else "/host" if screen is scene.host else "/me"
         screen.page.set_viewport_size(screen.first_size)
         screen.page.emulate_media(reduced_motion="no-preference")
         screen.page.goto("about:blank")   # the old page gone, what it still recorded is in
         screen.received.clear()
         screen.network.clear()
         screen.errors.clear()
-        screen.page.goto(f"{service.base}{path}?lang=en")
+        screen.page.goto(scene.url_of(screen, "en"))
     for screen in scene.screens:
         screen.page.locator("#link:not(.down)", has_text="connected").wait_for()
     return scene
@@ -520,8 +529,7 @@ def switch_language(scene: Scene, screens: list[Screen], lang: str, ready: str) 
     """Each screen reloads in `lang` (the choice is kept in a cookie for its later pages) and shows
     `ready` again."""
     for screen in screens:
-        path = "/table" if screen is scene.table else "/host" if screen is scene.host else "/me"
-        screen.page.goto(f"{scene.service.base}{path}?lang={lang}")
+        screen.page.goto(scene.url_of(screen, lang))
         screen.page.locator("#link:not(.down)").wait_for()
         screen.page.locator(ready).first.wait_for()
         assert screen.page.locator("html").get_attribute("lang") == lang
