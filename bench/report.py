@@ -7,9 +7,11 @@ Prints the machine, then one table (what, median, p99, unit, note), figure by fi
     (gpiozero MockFactory pins inside the real service process), the buzzer box (companion/sim/box.py
     on a pty) and the phone buzzer (POST /api/buzz): bench/press_latency.py.
  2. command -> every client has the new state, 15 and 100 clients: bench/live_latency.py.
- 3. firmware timestamp error, our sampler against the hobby build, in simavr: bench/firmware_timing.py.
+ 3. firmware timestamp error, our sampler against the hobby build, in simavr, on groups of 1-8 presses
+    with contact bounce: bench/firmware_timing.py.
  4. clock-sync error of companion/buzzers/clocksync.py on synthetic round trips with USB-like
-    jitter and +-100 ppm drift, and its stated bound against the true error.
+    jitter, and its stated bound against the true error: at +-100 ppm (a crystal), at +-5,000 ppm
+    (a ceramic resonator at its worst) and with the drift moving 100 ppm a minute (one warming up).
  5. event append latency (synchronous=FULL, one event per transaction) and replay speed of a long
     game: companion/store, bench/replay.py.
  6. cold start of `companion serve` to the first served /table, and its RSS idle and with 13 phones
@@ -68,6 +70,8 @@ class Plan:
     live_commands: tuple[int, int]
     """Commands fired at 15 and at 100 clients."""
     firmware_presses: int
+    """Presses in groups of 1-8, each with its release: a p99 over thousands of edges costs a few
+    seconds of simavr per build."""
     sync_duration_s: float
     appends: int
     replay_commands: int
@@ -76,12 +80,14 @@ class Plan:
     """Seconds of random games per rules engine."""
 
 
-FULL = Plan(press_rounds=150, phone_warmup_s=18.0, live_commands=(1000, 500), firmware_presses=400,
+FULL = Plan(press_rounds=150, phone_warmup_s=18.0, live_commands=(1000, 500), firmware_presses=2000,
             sync_duration_s=120.0, appends=1000, replay_commands=10_000, cold_starts=3, game_s=8.0)
-QUICK = Plan(press_rounds=20, phone_warmup_s=4.0, live_commands=(200, 120), firmware_presses=200,
+QUICK = Plan(press_rounds=20, phone_warmup_s=4.0, live_commands=(200, 120), firmware_presses=500,
              sync_duration_s=30.0, appends=300, replay_commands=4_000, cold_starts=1, game_s=2.0)
 LIVE_INTERVAL_S = 0.020
 SYNC_DRIFTS_PPM = (-100.0, 100.0)
+SYNC_HARD_BOARDS = ((-5000.0, 0.0), (5000.0, 0.0), (3000.0, 100.0), (3000.0, -100.0))
+"""(drift ppm at the start, its change in ppm a minute) of the boards measured one by one."""
 SYNC_WARMUP_S = 1.0
 STREAMS_TIMEOUT_S = 15.0
 COLD_START_TIMEOUT_S = 30.0
@@ -220,20 +226,26 @@ def figure_live(plan: Plan) -> list[Row]:
 
 
 def figure_firmware(plan: Plan) -> list[Row]:
-    progress(f"3. firmware timestamp error in simavr, {plan.firmware_presses} presses ...")
-    script, edges = firmware_timing.press_script(plan.firmware_presses, 2026)
-    ours = [abs(e) for e in firmware_timing.errors_us("sampler", script, edges)]
-    hobby = [abs(e) for e in firmware_timing.errors_us("hobby", script, edges)]
-    lost = f"; the hobby build lost {len(edges) - len(hobby)} presses" if len(hobby) < len(edges) else ""
+    progress(f"3. firmware timestamp error in simavr, {plan.firmware_presses} presses in bouncing groups ...")
+    presses = firmware_timing.press_set(plan.firmware_presses, 2026)
+    ours_run = firmware_timing.measure("sampler", presses)
+    hobby_run = firmware_timing.measure("hobby", presses)
+    ours = [abs(e) for e in ours_run.errors_us]
+    hobby = [abs(e) for e in hobby_run.errors_us]
+    edges = len(presses.edges)
     return [
         Row("3", "firmware timestamp |error|, our sampler build", pct(ours, 50), pct(ours, 99), "us",
-            f"{len(ours)} of {len(edges)} presses (groups of 1-3 players 0-20 us apart), simavr ATmega328P 16 MHz, "
-            f"deterministic (seed 2026); worst {max(ours):.3f} us"),
+            f"{len(ours)} of {edges} edges ({presses.presses} presses in groups of 1-8 players within 20 us, "
+            f"and their releases; {presses.transitions} pin changes with contact bounce), simavr ATmega328P 16 MHz, "
+            f"deterministic (seed 2026); {firmware_timing.counts(ours_run)}; "
+            f"worst {max(ours, default=math.nan):.3f} us"),
         Row("3", "firmware timestamp |error|, baseline hobby build", pct(hobby, 50), pct(hobby, 99), "us",
-            f"same presses; worst {max(hobby):.3f} us{lost}"),
+            f"same presses; {len(hobby)} of {edges} edges; {firmware_timing.counts(hobby_run)}; "
+            f"worst {max(hobby, default=math.nan):.3f} us"),
         Row("3", "error ratio hobby / ours", ratio(pct(hobby, 50), pct(ours, 50)),
             ratio(pct(hobby, 99), pct(ours, 99)), "x",
-            f"median |error| ratio, p99 |error| ratio; worst-case ratio {max(hobby) / max(ours):.1f}x"),
+            f"median |error| ratio, p99 |error| ratio; worst-case ratio "
+            f"{ratio(max(hobby, default=math.nan), max(ours, default=math.nan)):.1f}x"),
     ]
 
 
@@ -248,17 +260,26 @@ def usb_delay(rng: random.Random) -> float:
     return delay
 
 
-def simulate_sync(drift_ppm: float, duration_s: float, seed: int) -> list[tuple[float, float, int]]:
+def drifting_ticks(tick0: int, drift_ppm: float, ramp_ppm_per_min: float, since_us: float) -> int:
+    """A 16 MHz board's ticks `since_us` after it read `tick0`, its drift `drift_ppm` then and moving
+    by `ramp_ppm_per_min` (the drift integrated: the ticks bend)."""
+    ramp_ppm_per_us = ramp_ppm_per_min / 60e6
+    return tick0 + math.floor(16 * (since_us + 1e-6 * (drift_ppm * since_us + ramp_ppm_per_us * since_us**2 / 2)))
+
+
+def simulate_sync(drift_ppm: float, duration_s: float, seed: int,
+                  ramp_ppm_per_min: float = 0.0) -> list[tuple[float, float, int]]:
     """(true host time, mapped host time, stated bound) of presses, as the serial source sees them:
     round trips on its own schedule (host timer late by 0-200 us, each way usb_delay), presses every
     20-400 ms reaching the host 5 ms (confirmation) + usb_delay after their edge, the board's 32-bit
-    ticks starting at a random value (wraps included) at 16 MHz off by `drift_ppm`."""
+    ticks starting at a random value (wraps included) at 16 MHz off by `drift_ppm`, plus
+    `ramp_ppm_per_min` more every minute."""
     rng = random.Random(seed)
     host0 = 7_000_000_000.0
     tick0 = rng.randrange(1 << 32)
 
     def ticks(host_us: float) -> int:
-        return tick0 + math.floor((host_us - host0) * 16 * (1 + drift_ppm * 1e-6))
+        return drifting_ticks(tick0, drift_ppm, ramp_ppm_per_min, host_us - host0)
 
     arrivals: list[tuple[float, str, tuple[float, ...]]] = []
     t = host0
@@ -295,7 +316,7 @@ def simulate_sync(drift_ppm: float, duration_s: float, seed: int) -> list[tuple[
 
 
 def figure_clock_sync(plan: Plan, seed: int) -> list[Row]:
-    progress(f"4. clock sync, {plan.sync_duration_s:.0f} s simulated per drift ...")
+    progress(f"4. clock sync, {plan.sync_duration_s:.0f} s simulated per board ...")
     errors: list[float] = []
     bounds: list[float] = []
     per_drift: list[str] = []
@@ -308,7 +329,7 @@ def figure_clock_sync(plan: Plan, seed: int) -> list[Row]:
         errors += [e for e, _ in steady]
         bounds += [float(b) for _, b in steady]
         per_drift.append(f"{drift:+.0f} ppm p99 {pct([e for e, _ in steady], 99):.0f} us")
-    return [
+    rows = [
         Row("4", "clock-sync mapping error (true), board -> host", pct(errors, 50), pct(errors, 99), "us",
             f"{len(errors)} presses over {plan.sync_duration_s:.0f} s at each of "
             f"{', '.join(f'{d:+.0f}' for d in SYNC_DRIFTS_PPM)} ppm; USB 0-1 ms jitter each way + 2 % stalls "
@@ -317,6 +338,23 @@ def figure_clock_sync(plan: Plan, seed: int) -> list[Row]:
             f"the bound covers the true error for {covered}/{total} presses ({covered / max(total, 1):.2%}, "
             "first second included); it is the press's published uncertainty (+ the firmware's)"),
     ]
+    for k, (drift, ramp) in enumerate(SYNC_HARD_BOARDS):
+        outcomes = simulate_sync(drift, plan.sync_duration_s, seed + len(SYNC_DRIFTS_PPM) + k, ramp)
+        rows.append(sync_board_row(drift, ramp, outcomes))
+    return rows
+
+
+def sync_board_row(drift_ppm: float, ramp_ppm_per_min: float, outcomes: list[tuple[float, float, int]]) -> Row:
+    """One board's presses: the error's median and p99 after the first second, and the bound's median
+    and the presses it covered, the first second included."""
+    steady = [(abs(m - t), float(b)) for t, m, b in outcomes if t >= SYNC_WARMUP_S * 1e6]
+    errors = [e for e, _ in steady]
+    covered = sum(abs(m - t) <= b for t, m, b in outcomes)
+    board = f"{drift_ppm:+.0f} ppm" + (f", {ramp_ppm_per_min:+.0f} ppm a minute" if ramp_ppm_per_min else "")
+    verdict = "every one" if covered == len(outcomes) else f"{covered / max(len(outcomes), 1):.2%}"
+    return Row("4", f"clock-sync mapping error (true), board {board}", pct(errors, 50), pct(errors, 99), "us",
+               f"bound median {pct([b for _, b in steady], 50):.0f} us; the bound covered {covered}/{len(outcomes)} "
+               f"presses ({verdict}); max error {max(errors, default=math.nan):.0f} us")
 
 
 # -- 5. the store ------------------------------------------------------------------------------

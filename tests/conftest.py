@@ -201,7 +201,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 LONGEST_FIRST = ("test_browser_chasse_story.py", "test_browser_dracula_story.py", "test_faults.py", "test_tv_fits.py",
                  "test_browser_phone.py", "test_crash.py", "test_soak.py", "test_vampir_properties.py",
                  "test_statistics.py", "test_browser_garlic.py", "test_browser.py", "test_hardware_models.py",
-                 "test_browser_vampir.py", "test_dracula_properties.py", "test_a11y.py", "test_browser_nuit.py")
+                 "test_browser_vampir.py", "test_dracula_properties.py", "test_a11y.py", "test_browser_nuit.py",
+                 "test_firmware_groups.py")
 """The modules with a test of 15 s or more (on a busy 2-core machine), longest first."""
 
 

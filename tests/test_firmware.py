@@ -10,6 +10,7 @@ at the same instant get identical times.
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 import statistics
@@ -164,6 +165,46 @@ def test_a_triple_within_microseconds_keeps_every_time_and_order() -> None:
     assert max(abs(e) for e in errors) <= 1.0
 
 
+@pytest.mark.parametrize("size", range(3, 9))
+def test_groups_of_three_to_eight_within_20_us_keep_every_time_within_a_microsecond(size: int) -> None:
+    """Groups of `size` players, all within 20 us: every later press lands while the sampler is
+    looking or storing, at every phase of its loop. Half the groups also have a player on A0/A1 and
+    one on D2-D7 pressing on the same cycle, which now and then falls between the two port reads
+    of a look (the old sampler then retook the look and misplaced the interval; now the A0/A1
+    press is seen one look before the other). Presses closer than a look's interval may share a
+    time, a tie the host sees; they are never reversed."""
+    rng = random.Random(size)
+    script, groups, at = Script(), [], BOOT
+    for g in range(60):
+        at += 60 * MS + rng.randrange(64)
+        buttons = rng.sample(range(1, 9), size)
+        offsets = sorted(rng.randrange(1, 20 * US) for _ in range(size - 1))
+        times = [at] + [at + o for o in offsets]
+        if g % 2:
+            on_c = [b for b in buttons[1:] if b >= 7]
+            on_d = [b for b in buttons[1:] if b < 7]
+            if on_c and on_d:  # the same cycle for one button of each port
+                times[buttons.index(on_d[0])] = times[buttons.index(on_c[0])]
+        for button, when in zip(buttons, times, strict=True):
+            script.press(button, when).release(button, at + 20 * MS + rng.randrange(20 * US))
+        groups.append(dict(zip(buttons, times, strict=True)))
+    board = play(script.end(at + 60 * MS))
+    presses = [e for e in board.events() if e.edge == 1]
+    assert len(presses) == size * len(groups), "every press of every group"
+    errors = []
+    for index, truth in enumerate(groups):
+        got = {e.button: e.ticks for e in presses[size * index:size * index + size]}
+        assert set(got) == set(truth)
+        errors += [(got[b] - board.ticks_of(when)) / US for b, when in truth.items()]
+        for a, b in sorted(itertools.permutations(truth, 2)):
+            if truth[a] < truth[b]:
+                assert got[a] <= got[b], "never reversed"
+            if truth[b] - truth[a] >= 2 * US:
+                assert got[a] < got[b], "presses 2 us apart or more keep their order (closer: maybe one time)"
+    summary(f"groups of {size} within 20 us", errors)
+    assert max(abs(e) for e in errors) <= 1.0
+
+
 def test_times_stay_right_across_timer1_wraps_and_the_32_bit_wrap() -> None:
     elf = build_firmware()
     clock_high = symbol_address(elf, "clock_high")
@@ -215,6 +256,32 @@ def test_bounces_never_move_the_time_of_the_first_edge() -> None:
     assert board.heartbeats()[-1].noise == 0
 
 
+def test_a_bounce_just_before_the_confirmation_deadline_never_moves_the_press() -> None:
+    """The button is back down at the deadline (first edge + 5 ms), after a bounce up that ended
+    1-200 us before it: the press keeps its first edge. The firmware decides the level at the
+    deadline from the edge times, not from how far it has decoded (decoding may run behind the
+    pins while a bounce is stored but not yet read)."""
+    rng = random.Random(5)
+    script, presses, at = Script(), [], BOOT
+    for k in range(200):
+        at += 60 * MS + rng.randrange(16)
+        button = 1 + k % 8
+        deadline = at + 5 * MS
+        back_down = deadline - (1 + k) * US  # 1 to 200 us before the deadline
+        up = back_down - rng.randrange(3, 60) * US
+        script.press(button, at).release(button, up).press(button, back_down)
+        script.release(button, at + 20 * MS)
+        presses.append((button, at))
+    board = play(script.end(at + 80 * MS))
+    got = [(e.button, e.ticks) for e in board.events() if e.edge == 1]
+    assert len(got) == len(presses), "a press for every press, none lost to the bounce"
+    late = [(button, (ticks - board.ticks_of(at)) / US)
+            for (button, at), (_, ticks) in zip(presses, got, strict=True)
+            if abs(ticks - board.ticks_of(at)) > TARGET_TICKS]
+    assert not late, f"{len(late)} presses moved by a bounce before the deadline: {late[:5]}"
+    assert board.heartbeats()[-1].noise == 0
+
+
 def test_a_glitch_shorter_than_the_confirmation_is_noise_not_a_press() -> None:
     at = BOOT + 10 * MS
     script = Script().press(2, at).release(2, at + 2 * MS)  # 2 ms < 5 ms confirmation
@@ -243,29 +310,33 @@ def test_held_buttons_show_in_the_heartbeat() -> None:
 
 
 def test_a_burst_too_long_for_the_queue_is_counted_as_dropped_never_reported_wrong() -> None:
-    """Buttons chattering every 3 us for a millisecond fill the snapshot ring faster than the main
-    loop can empty it (it cannot run while the sampler does)."""
+    """Buttons 1-7 chattering every 3 us for a millisecond fill the snapshot ring faster than the
+    main loop can empty it (it cannot run while the sampler does); button 8 is pressed in the middle
+    of it, when the ring is full, and held: its first edge is lost, so its press is counted as
+    dropped, never reported with a wrong time. The chatter itself was only bounces (each button is
+    back up within the confirmation time): noise, and nothing else lost."""
     at = BOOT + 10 * MS
     script = Script()
     for k in range(300):
-        script.pin(at + k * 3 * US, simavr.button(1 + k % 8), k // 8 % 2)
+        script.pin(at + k * 3 * US, simavr.button(1 + k % 7), k // 7 % 2)
+    lost_press = at + 500 * US + 1
+    script.press(8, lost_press)
     settle = at + 300 * 3 * US
-    for button in range(1, 9):
+    for button in range(1, 8):
         script.pin(settle, simavr.button(button), 1)
+    script.release(8, settle + 20 * MS)
     script.press(5, settle + 50 * MS).release(5, settle + 70 * MS)
     board = play(script.end(settle + 300 * MS))
     last = board.heartbeats()[-1]
-    assert last.dropped > 0, "the full ring is reported"
-    for event in board.events():
-        if event.ticks < board.ticks_of(settle) - US:
-            continue  # during the chatter: whatever was confirmed
-        # After it: the releases at the settle, then a clean press and release of button 5.
-        expected = settle if (event.button, event.edge) != (5, 1) and event.ticks < board.ticks_of(settle + MS) \
-            else (settle + 50 * MS if event.edge else settle + 70 * MS)
-        assert abs(event.ticks - board.ticks_of(expected)) <= TARGET_TICKS, event
-    assert [(e.button, e.edge) for e in board.events()][-2:] == [(5, 1), (5, 0)], "the box works on after the burst"
-    for event in board.events():
-        assert board.ticks_of(at) <= event.ticks, "nothing is dated before it happened"
+    assert last.dropped >= 1, "the press lost to the full ring is counted"
+    assert last.noise == 7, "each chattering button was noise"
+    events = [(e.button, e.edge) for e in board.events()]
+    assert (8, 1) not in events, "a press whose first edge was lost is never reported"
+    assert events == [(8, 0), (5, 1), (5, 0)], "its release, then the box works on"
+    release, press, release5 = board.events()
+    assert abs(release.ticks - board.ticks_of(settle + 20 * MS)) <= TARGET_TICKS
+    assert abs(press.ticks - board.ticks_of(settle + 50 * MS)) <= TARGET_TICKS
+    assert abs(release5.ticks - board.ticks_of(settle + 70 * MS)) <= TARGET_TICKS
 
 
 # -- the serial line ----------------------------------------------------------------------------------
@@ -286,9 +357,11 @@ def test_commands_are_acknowledged_and_bad_ones_refused() -> None:
     script.send(at + 3 * MS, protocol.frame_bytes(0x99, b"\x00"))
     script.send(at + 4 * MS, protocol.frame_bytes(protocol.BEEP, bytes([8, 20, 0, 20, 0])))  # 20 Hz: too low
     script.send(at + 5 * MS, protocol.frame_bytes(protocol.LAMPS, b"\x09\x01"))  # one byte short
-    board = play(script.end(at + 20 * MS))
+    board = play(script.end(at + 120 * MS))
     answers = [f for f in board.frames if isinstance(f, (Ack, Nak))]
-    assert answers == [Ack(0x81, 5), Ack(0x82, 6), Ack(0x86, 7), Nak(0x99, 0, 1), Nak(0x82, 8, 3), Nak(0x81, 9, 2)]
+    # An unknown type and a wrong length are bad frames at their header (PROTOCOL.md): counted, not answered.
+    assert answers == [Ack(0x81, 5), Ack(0x82, 6), Ack(0x86, 7), Nak(0x82, 8, 3)]
+    assert board.heartbeats()[-1].rx_errors == 2
 
 
 def test_garbage_on_the_line_is_counted_and_the_next_command_still_answered() -> None:
@@ -332,6 +405,91 @@ def test_a_sync_request_is_stamped_within_25_us_of_its_last_byte() -> None:
     assert not result.overruns, "the board reads as fast as the line delivers"
 
 
+def test_a_stray_header_is_a_bad_frame_at_its_third_byte_and_never_holds_the_link() -> None:
+    """A5 84 20 is a SYNC header announcing 32 bytes, where a SYNC has 4 (PROTOCOL.md: one length a
+    type): a bad frame as soon as its length is read. The SYNC requests right behind it (noise on
+    the cable, a confused host) are answered as if it had never come, each stamped within 25 us of
+    its last byte."""
+    elf = build_firmware()
+    script = Script()
+    sent: list[bytes] = []
+    at = BOOT
+    for k, stray in enumerate((bytes([0xA5, protocol.SYNC, 0x20]), bytes([0xA5, protocol.LAMPS, 0x1F]))):
+        script.send(at, stray)
+        sent.append(stray)
+        for j in range(3):
+            request = protocol.encode_sync(10 * k + j)
+            script.send(at + 100 * US + j * MS, request)
+            sent.append(request)
+        at += 10 * MS
+    result = run(elf, script.end(at + 20 * MS), watch=(TCCR1B,))
+    origin = result.timer_origin
+    replies = {f.token: f for f in FrameParser().feed(result.data) if isinstance(f, SyncReply)}
+    position = 0
+    for request in sent:
+        position += len(request)
+        if request[1] != protocol.SYNC or len(request) != 9:
+            continue
+        token = int.from_bytes(request[3:7], "little")
+        assert token in replies, f"the SYNC {token} behind a stray header was never answered"
+        last_byte = result.rx[position - 1][0]
+        delay_us = (replies[token].ticks - (last_byte - origin)) / US
+        assert 0 <= delay_us <= 25, f"SYNC {token} stamped {delay_us:.1f} us after its last byte"
+
+
+def reports(result: simavr.SimRun) -> list[tuple[int, object]]:
+    """Every frame the board sent, with the cycle at which its last byte was written."""
+    parser, out = FrameParser(), []
+    for cycle, byte in result.tx:
+        out += [(cycle, frame) for frame in parser.feed(bytes([byte]))]
+    return out
+
+
+FLOODS = {
+    "headers announcing other lengths": bytes([0xA5, protocol.SYNC, 0x20, 0xA5, protocol.LAMPS, 0x1F,
+                                               0xA5, 0x99, 0x20]),
+    "nothing but A5": bytes([0xA5]) * 9,
+    "whole frames with a bad CRC": bytes([0xA5, protocol.BEEP, 5, 1, 2, 3, 4, 5, 0xA5, 0x5A]),
+}
+
+
+@pytest.mark.parametrize("flood", FLOODS)
+def test_a_flood_of_bad_frames_loses_no_press_and_delays_no_report(flood: str) -> None:
+    """Bad frames back to back for the whole run (a cable picking up noise, a host gone wrong),
+    while buttons are pressed: every press and release is reported within 1 us, and no later than
+    one event frame (13 bytes, 130 us) after it would have been on a quiet line; the heartbeats
+    keep their 100 ms pace; and the first good command after the flood is answered. (Bytes of the
+    flood that come while the sampler runs may be lost, as the chip's receiver holds three: they
+    were bad anyway.)"""
+    rng = random.Random(24)
+    script, presses = random_presses(rng, 12, BOOT)
+    end = int(script.lines[-1].split()[0])
+    script.lines.pop()
+    quiet = run(build_firmware(), Script(list(script.lines)).end(end), watch=(TCCR1B,))
+    stream = FLOODS[flood] * (1000 // len(FLOODS[flood]) + 1)
+    for at in range(BOOT, end - 20 * MS, 10 * len(stream) * US):  # one byte every 10 us: the line never rests
+        script.send(at, stream)
+    script.send(end - 10 * MS, protocol.encode_sync(0x5EC0_0001))
+    result = run(build_firmware(), script.end(end), watch=(TCCR1B,))
+    board = Board(result.timer_origin, list(FrameParser().feed(result.data)))
+    events = board.events()
+    assert len(events) == 2 * len(presses), "every press and every release, nothing else"
+    errors = []
+    for (button, down, up), pressed, released in zip(presses, events[::2], events[1::2], strict=True):
+        assert (pressed.button, pressed.edge, released.button, released.edge) == (button, 1, button, 0)
+        errors += [(pressed.ticks - board.ticks_of(down)) / US, (released.ticks - board.ticks_of(up)) / US]
+    summary(f"edges under a flood of {flood}", errors)
+    assert max(abs(e) for e in errors) <= 1.0
+    sent = {f.seq: cycle for cycle, f in reports(quiet) if isinstance(f, Event)}
+    late = [(cycle - sent[f.seq]) / US for cycle, f in reports(result) if isinstance(f, Event)]
+    print(f"reports later than on a quiet line: {min(late):+.0f} to {max(late):+.0f} us")
+    assert max(late) <= 130, "no report waits behind the flood"
+    beats = [h.ticks for h in board.heartbeats()]
+    assert max(b - a for a, b in itertools.pairwise(beats)) <= 101 * MS, "the heartbeats keep their pace"
+    print(f"flood bytes lost while the board was busy: {len(result.overruns)} of {len(result.rx)}")
+    assert any(isinstance(f, SyncReply) and f.token == 0x5EC0_0001 for f in board.frames), "resynced"
+
+
 def test_reset_acknowledges_then_restarts_with_a_hello() -> None:
     board = play(Script().send(BOOT, protocol.encode_reset(3)).end(BOOT + 50 * MS))
     kinds = [type(f).__name__ for f in board.frames]
@@ -342,10 +500,8 @@ def test_reset_acknowledges_then_restarts_with_a_hello() -> None:
 # -- the build ----------------------------------------------------------------------------------------
 
 
-SAMPLER_LABELS = {"__vector_4", "__vector_5", "first_pass", "entry_check", "entry_stored", "entry_resnap", "entry_full",
-                  "loop",
-                  "compare", "exit_changed", "changed", "stored", "full"}
-SHARED = {"main": {16, 17}, "buttons_take": {16, 17}, "sampler_init": set(range(10, 18))}
+SAMPLER_LABELS = {"__vector_4", "__vector_5", "loop", "leave", "exit_changed", "changed", "stored"}
+SHARED = {"main": {10, 16, 17}, "buttons_take": {10, 16, 17}, "clock_now": {6}, "sampler_init": set(range(10, 18))}
 """Compiled code that reads or sets the sampler's shared registers (sampler.h), and which."""
 STARTUP = {"__do_copy_data", "__do_clear_bss", ".do_clear_bss_loop", ".do_clear_bss_start", ".do_copy_data_loop",
            ".do_copy_data_start", "__ctors_end", "__trampolines_end", "__trampolines_start", "__dtors_end"}

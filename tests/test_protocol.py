@@ -62,7 +62,7 @@ DOC_MEANING: dict[str, p.Frame] = {
     "A5 86 05 07 88 13 32 00 F8 FE": Debounce(7, 5000, 50),
     "A5 85 01 09 2E BE": HelloRequest(9),
     "A5 83 01 08 AF 1C": Reset(8),
-    "A5 06 03 99 00 01 DC B1": Nak(0x99, 0, p.NAK_UNKNOWN_COMMAND),
+    "A5 06 03 82 08 03 A5 AB": Nak(0x82, 8, p.NAK_OUT_OF_RANGE),
 }
 
 
@@ -96,7 +96,7 @@ def test_the_host_encoders_write_the_pages_examples() -> None:
         "A5 03 0D 00 00 00 02 09 00 00 00 01 00 00 00 04 CA 36")
     assert p.encode_sync_reply(0xDEADBEEF, 0x02345678) == bytes.fromhex("A5 04 08 EF BE AD DE 78 56 34 02 1E 99")
     assert p.encode_ack(0x81, 5) == bytes.fromhex("A5 05 02 81 05 E9 2E")
-    assert p.encode_nak(0x99, 0, 1) == bytes.fromhex("A5 06 03 99 00 01 DC B1")
+    assert p.encode_nak(0x82, 8, 3) == bytes.fromhex("A5 06 03 82 08 03 A5 AB")
 
 
 @pytest.mark.parametrize("call", [

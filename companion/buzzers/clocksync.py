@@ -2,20 +2,42 @@
 
 The host sends SYNC at host time t1 and gets the SYNC_REPLY at t4; the board read its ticks at
 some moment between the two. So every round trip is a pair of certain facts about the mapping
-`h(ticks)`: `t1 <= h(ticks) <= t4`. Over a short stretch the board's clock is a line
-(an offset and a drift: a ceramic resonator runs up to ~0.33 % off, a crystal tens of ppm), so the
-lines that respect every kept round trip form a convex polygon in (offset, drift) space. That
-polygon *is* the fit: the estimate of a press's host time is the middle of the values the
-polygon's lines give for its ticks, and the half-width of those values is the error bound. The
-bound is not a statistic: it covers the real error whenever the round trips told the truth
-(t1 stamped before the write, t4 after the read) and the drift stayed constant within `slack_us`.
+`h(ticks)`: `t1 <= h(ticks) <= t4`.
+
+The board's clock is not a line. A ceramic resonator runs up to ~0.5 % off (a crystal tens of ppm)
+and its drift moves while it warms up, by up to ~100 ppm a minute. What does hold is a bound on
+how fast the drift changes (`MAX_DRIFT_CHANGE_PPM_PER_MIN`, twice that), and with it Taylor's: d
+seconds from any moment, the clock is within `bend_us(rate, d) = rate * d**2 / 2` of its tangent
+line at that moment. So the fit is the tangent at the newest round trip. The (offset, drift) pairs
+of the lines that respect every kept round trip, each loosened by the bend at its distance, form a
+convex polygon, and that polygon *is* the fit: the estimate of a press's host time is the middle
+of the values the polygon's lines give for its ticks, and their half-width plus the bend at the
+press is the error bound. The bound is not a statistic: it covers the real error whenever the
+round trips told the truth (t1 stamped before the write, t4 after the read), the board's tick and
+interrupt stayed within `slack_us`, and the drift changed no faster than the prior.
+
+Why this model, measured on the simulated USB link of tests/test_clocksync.py (0-1 ms each way,
+2 % stalls of 1-30 ms, eight runs of 90 s per board):
+* A line fitted over the last 15-30 s is off by about rate * W**2 / 8 inside its window W (47 us
+  for 15 s at 100 ppm a minute) and more extrapolated to now: at 100 ppm a minute its bound missed
+  two presses in three, and the error's p99 was 110 us.
+* A shorter window only shrinks the curvature: at 5 s the bound still missed 4-5 % of the presses;
+  at 2.5 s it missed none, but nothing promised it, and the error's p99 rose to 160-180 us.
+* A model with the drift's rate of change in it (offset, drift, rate) gives bounds ~25 % tighter,
+  but only if that rate is constant, and a warming resonator's is not (its drift settles like an
+  exponential): the bound would rest on a shape no board promises.
+* The tangent with its bend assumes only the bound on the rate, and the tightest bound under that
+  same assumption (a linear program over the round trips) is only ~10 % narrower. The price is
+  paid when the drift does not move: the bound's median is ~60 us instead of a line's ~20 us, far
+  below what sets two human presses apart.
+Old round trips count for less by themselves (their bend grows with the square of their age), so
+the window (`window_s`) only caps the work: every `refit_s` the tangent is moved to the newest
+round trip, and the polygon is rebuilt from the window's round trips (0.6 ms every 2 s on the
+development machine). A round trip that no line fits any more (the drift changed faster than the
+prior, or a round trip lied) refits at once, from the longest recent run that still fits.
 
 Round trips far slower than the fastest recent ones (NTP/PX4 style min-RTT filtering) are dropped
-first: they would add only loose constraints, and each kept one costs a little work. The fit
-covers a rolling window (between `window_s` and twice that; rebuilt from the last `window_s` of
-round trips when it reaches twice), so a slowly changing drift (a warming resonator) never leaves
-an outdated line in charge; a round trip that no line fits any more restarts it from the longest
-recent run that still fits.
+first: they would add only loose constraints, and each kept one costs a little work.
 
 Everything here is pure: no clock is read, no I/O.
 """
@@ -39,6 +61,8 @@ STEADY_INTERVAL_S = 0.100
 """Then ten a second: each costs 9 bytes out and 13 back on a 1 Mbaud line."""
 MIN_SAMPLES = 4
 """Round trips kept before the fit counts as synced (the drift is still bounded by the prior)."""
+MAX_DRIFT_CHANGE_PPM_PER_MIN = 200.0
+"""The prior on how fast the drift changes: twice the 100 ppm a minute of a resonator warming up."""
 
 
 def sync_interval_s(sent: int, since_first_s: float) -> float:
@@ -116,26 +140,36 @@ def _clip(poly: list[Point], a: float, b: float, c: float) -> list[Point]:
     return deduped
 
 
-class _Region:
-    """The (offset u in us, drift e in ppm) pairs consistent with every round trip added to it.
+def bend_us(rate_ppm_per_s: float, dx_s: float) -> float:
+    """How far a clock whose drift changes by at most `rate_ppm_per_s` can stray, `dx_s` away, from
+    its tangent line there (Taylor: half the largest second derivative times the distance squared)."""
+    return rate_ppm_per_s * dx_s * dx_s / 2
 
-    The mapping is `h(ticks) = host0 + dx_us + u + e * dx_s`, with dx measured from the first
-    round trip's ticks at the nominal tick rate (ppm times seconds is microseconds).
+
+class _Region:
+    """The (offset u in us, drift e in ppm) pairs of the lines that may be the board's clock's tangent
+    at the round trip the region was started from.
+
+    The mapping is `h(ticks) = host0 + dx_us + u + e * dx_s`, plus at most `bend_us(rate, dx_s)` either way,
+    with dx measured from the first round trip's ticks at the nominal tick rate (ppm times seconds is
+    microseconds). Every round trip added narrows it by its t1 <= h <= t4, loosened by that bend.
     """
 
-    def __init__(self, sample: Sample, tick_hz: int, max_ppm: float, slack_us: float) -> None:
+    def __init__(self, sample: Sample, tick_hz: int, max_ppm: float, slack_us: float,
+                 rate_ppm_per_s: float) -> None:
         t1_us, ticks, t4_us = sample
         self.tick_hz = tick_hz
         self.slack_us = slack_us
+        self.rate_ppm_per_s = rate_ppm_per_s
         self.ticks0 = ticks
         self.host0 = t1_us
-        self.first_ticks = self.last_ticks = ticks
         self.samples = 1
         lo, hi = -slack_us, (t4_us - t1_us) + slack_us
         self.poly: list[Point] = [(lo, -max_ppm), (hi, -max_ppm), (hi, max_ppm), (lo, max_ppm)]
 
-    def span_s(self) -> float:
-        return (self.last_ticks - self.first_ticks) / self.tick_hz
+    def age_s(self, ticks: int) -> float:
+        """How far these ticks are from the tangent's point, in seconds."""
+        return abs(ticks - self.ticks0) / self.tick_hz
 
     def _dx(self, ticks: int) -> tuple[float, float]:
         dticks = ticks - self.ticks0
@@ -145,24 +179,24 @@ class _Region:
         """Narrow the region by one round trip; False (and unchanged) when no line fits it too."""
         t1_us, ticks, t4_us = sample
         dx_us, dx_s = self._dx(ticks)
-        lo = t1_us - self.host0 - dx_us - self.slack_us
-        hi = t4_us - self.host0 - dx_us + self.slack_us
+        slack = self.slack_us + bend_us(self.rate_ppm_per_s, dx_s)
+        lo = t1_us - self.host0 - dx_us - slack
+        hi = t4_us - self.host0 - dx_us + slack
         poly = _clip(self.poly, 1.0, dx_s, hi)
         poly = _clip(poly, -1.0, -dx_s, -lo) if poly else poly
         if not poly:
             return False
         self.poly = poly
         self.samples += 1
-        self.first_ticks = min(self.first_ticks, ticks)
-        self.last_ticks = max(self.last_ticks, ticks)
         return True
 
     def interval(self, ticks: int) -> tuple[float, float]:
-        """The earliest and latest host time (us) any consistent line gives these ticks."""
+        """The earliest and latest host time (us) the clock can give these ticks."""
         dx_us, dx_s = self._dx(ticks)
         values = [u + e * dx_s for u, e in self.poly]
         base = self.host0 + dx_us
-        return base + min(values), base + max(values)
+        bend = bend_us(self.rate_ppm_per_s, dx_s)
+        return base + min(values) - bend, base + max(values) + bend
 
     def drift_ppm(self) -> tuple[float, float]:
         drifts = [e for _, e in self.poly]
@@ -175,7 +209,8 @@ class SyncStats:
     rejected: int
     """Round trips dropped by the min-RTT filter (or impossible: t4 before t1)."""
     restarts: int
-    """Times no line fitted the round trips any more (the drift changed) and the fit restarted."""
+    """Times a refit left older round trips out because no line fitted them with the newer ones (the
+    drift changed faster than the prior, or a round trip lied)."""
     min_rtt_us: int
     drift_ppm: float
 
@@ -183,21 +218,27 @@ class SyncStats:
 class ClockSync:
     """Offset and drift of one board's clock from round trips, with an honest error bound.
 
-    The fit uses the kept round trips of the last `window_s` to `2 * window_s` seconds: when it
-    spans twice the window it is rebuilt from the last window's round trips alone.
+    The fit is the clock's tangent at its newest round trip, moved there again every `refit_s`, from
+    the kept round trips of the last `window_s` seconds; the drift may change by up to
+    `max_drift_change_ppm_per_min` meanwhile (see the module's docstring for why).
     """
 
-    def __init__(self, tick_hz: int = TICK_HZ, *, max_drift_ppm: float = 10_000, window_s: float = 15.0,
-                 slack_us: float = 2.0, rtt_cap_us: int = 50_000, rtt_factor: float = 3.0,
+    def __init__(self, tick_hz: int = TICK_HZ, *, max_drift_ppm: float = 10_000,
+                 max_drift_change_ppm_per_min: float = MAX_DRIFT_CHANGE_PPM_PER_MIN, window_s: float = 15.0,
+                 refit_s: float = 2.0, slack_us: float = 2.0, rtt_cap_us: int = 50_000, rtt_factor: float = 3.0,
                  rtt_margin_us: int = 1_500, min_samples: int = MIN_SAMPLES) -> None:
         if tick_hz <= 0:
             raise ValueError("tick_hz must be positive")
         self.tick_hz = tick_hz
         self.max_drift_ppm = max_drift_ppm
         """The prior: a ceramic resonator is within 0.5 %, so 1 % is safe."""
+        self.drift_rate_ppm_per_s = max_drift_change_ppm_per_min / 60
         self.window_s = window_s
+        self.refit_s = refit_s
+        """How far the tangent's round trip may fall behind before the fit moves to the newest: the
+        bend of the presses after it grows with the square of their distance to it."""
         self.slack_us = slack_us
-        """Covers the board's tick quantisation, its receive interrupt's latency and small drift changes."""
+        """Covers the board's tick quantisation and its receive interrupt's latency."""
         self.rtt_cap_us = rtt_cap_us
         """Round trips slower than this are never kept (PX4 uses 10 ms; an FTDI adapter left at
         its 16 ms latency timer needs more, and only widens the bound)."""
@@ -234,31 +275,30 @@ class ClockSync:
         self.accepted += 1
         sample = (t1_us, ticks, t4_us)
         self._samples.append(sample)
-        horizon = ticks - int(2 * self.window_s * self.tick_hz)
+        horizon = ticks - int(self.window_s * self.tick_hz)
         while self._samples and self._samples[0][1] < horizon:
             self._samples.popleft()
         if self._region is None:
             self._region = self._new_region(sample)
-        elif not self._region.add(sample):
-            # No line fits any more: the drift moved by more than the slack. Keep the longest
-            # run of recent round trips that still fits.
-            self.restarts += 1
-            self._region = self._rebuild(2 * self.window_s)
-        elif self._region.span_s() >= 2 * self.window_s:
-            self._region = self._rebuild(self.window_s)
+        elif self._region.age_s(ticks) >= self.refit_s or not self._region.add(sample):
+            # Time to move the tangent to now, or no line fits any more (the drift changed faster
+            # than the prior allows, or a round trip lied): refit from the newest round trip.
+            self._region = self._refit()
         return True
 
     def _new_region(self, sample: Sample) -> _Region:
-        return _Region(sample, self.tick_hz, self.max_drift_ppm, self.slack_us)
+        return _Region(sample, self.tick_hz, self.max_drift_ppm, self.slack_us, self.drift_rate_ppm_per_s)
 
-    def _rebuild(self, span_s: float) -> _Region:
-        """A region from the newest round trip back, over `span_s` at most, stopping at the
-        first older one that no longer fits."""
+    def _refit(self) -> _Region:
+        """A region from the newest round trip back over the window, stopping at the first older
+        one that no longer fits (a restart: it and what came before it are forgotten)."""
         newest = self._samples[-1]
         region = self._new_region(newest)
-        oldest = newest[1] - int(span_s * self.tick_hz)
         for sample in reversed(list(self._samples)[:-1]):
-            if sample[1] < oldest or not region.add(sample):
+            if not region.add(sample):
+                self.restarts += 1
+                while len(self._samples) > region.samples:
+                    self._samples.popleft()
                 break
         return region
 

@@ -26,9 +26,8 @@
  *   Commands of one cycle take effect together: pin edges given one cycle are simultaneous.
  * - `send`: the first start bit at that cycle, then back to back at the baud rate the firmware
  *   set (10 bits a byte at 8N1); each byte is readable (RXC0) at the end of its stop bit. Bytes
- *   wait while the receiver is off (before RXEN0) or simavr's FIFO is full (XOFF), so none is
- *   ever lost: unlike the chip, simavr does not overrun after two unread bytes (the `overrun`
- *   lines say where the chip would have).
+ *   wait while the receiver is off (before RXEN0) or simavr's FIFO is full (XOFF); a byte that
+ *   comes while three are unread is lost with DOR0 set, as on the chip (an `overrun` line).
  * - A watchdog reset restarts the firmware; cycles keep counting from power-on.
  * - --pty: like an Arduino's auto-reset, the board starts when the host opens the port and flushes
  *   its input (pyserial does both in open), or 100 ms after the open; --pty-now starts at once.
@@ -194,6 +193,8 @@ static int in_feed;         /* inside feed_timer: it reschedules itself by its r
 static uint64_t line_free_at; /* absolute cycle when the last byte's stop bit ended */
 static uint64_t feed_end;     /* absolute cycle when the byte being received ends */
 static int feed_at_start;     /* feed_timer's next call is the byte's start bit, not its end */
+static int overrun_pending; /* a byte the chip lost is still in simavr's FIFO */
+static uint64_t tx_written_at; /* the cycle of the firmware's last write to UDR0 */
 static avr_cycle_timer_t rxc_pump; /* simavr's static avr_uart_rxc_raise, found at run time */
 static int rxc_pump_missing;
 static uint64_t rx_bytes, tx_bytes, rx_overruns;
@@ -497,6 +498,10 @@ static uint64_t next_byte_end(uint64_t floor)
  */
 static void feed_one(void)
 {
+	int lost = overrun_pending && !uart_rx_empty();
+	if (lost)
+		uart->input.write = (uart->input.write - 1) & (uart_fifo_fifo_size - 1);
+	overrun_pending = 0;
 	rxbyte_t b = rxq[rxq_head];
 	rxq_head = (rxq_head + 1) % rxq_cap;
 	rxq_len--;
@@ -509,6 +514,8 @@ static void feed_one(void)
 				before[nbefore++] = t->timer;
 	}
 	avr_raise_irq(uart_in_irq, b.byte);
+	if (lost)
+		avr_regbit_set(avr, uart->dor);
 	rx_bytes++;
 	if (!pty_mode)
 		printf("rx %" PRIu64 " %02x\n", now_abs(), b.byte);
@@ -537,14 +544,19 @@ static void feed_one(void)
 /*
  * The chip holds two received bytes (UDR0's FIFO) and a third in its shift register; when the
  * next start bit comes while all three are unread, the one in the shift register is lost and
- * DOR0 set. simavr keeps 63 bytes and never loses one, and neither does this harness (a byte
- * waits for XON), but it says where the chip would have: an `overrun` line at that start bit.
+ * DOR0 set. simavr keeps 63 bytes and never loses one; this harness loses it as the chip does,
+ * and says so: an `overrun` line at that start bit.
  */
 static void check_overrun(void)
 {
 	unsigned unread = (unsigned)(uart->input.write - uart->input.read) & (uart_fifo_fifo_size - 1);
 	if (unread < 3)
 		return;
+	/* as the chip: the byte in the shift register (the newest unread one) is lost, and DOR0 says
+	 * so until UDR0 is read (otherwise a firmware that fell behind would work through a backlog
+	 * no chip can hold, late); both happen when the next byte comes in (feed_one), whatever order
+	 * simavr runs this cycle's timers in, and after it (simavr refuses bytes while DOR0 is set) */
+	overrun_pending = 1;
 	rx_overruns++;
 	if (!pty_mode)
 		printf("overrun %" PRIu64 "\n", now_abs());
@@ -600,6 +612,24 @@ static void schedule_feed(uint64_t floor)
 	feed_scheduled = 1;
 }
 
+/* simavr makes the next byte of its FIFO readable one (11-bit) byte time after the firmware reads
+ * the one before, so a firmware that reads as fast as the line delivers looked too slow. The chip
+ * holds two received bytes and a third in its shift register, each readable from the end of its
+ * stop bit (where this harness feeds it): after a read of UDR0, a byte still waiting is readable at
+ * once. So an access to UDR0 moves simavr's pending pump to now when bytes wait (a write, the
+ * transmit side, finds RXC0 already up or the FIFO empty, and changes nothing). */
+static void on_udr_access(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+	(void)irq;
+	(void)value;
+	(void)param;
+	if (tx_written_at == now_abs() && tx_bytes)
+		return; /* the write: uart_tx_hook came first */
+	avr_regbit_clear(avr, uart->dor);
+	if (rxc_pump && !uart_rx_empty() && !avr_regbit_get(avr, uart->rxc.raised))
+		avr_cycle_timer_register(avr, 0, rxc_pump, uart);
+}
+
 /* XON comes on every status read while the receiver is enabled and empty (so it must be cheap),
  * and when RXEN0 is set; XOFF(1) when simavr's 64-byte FIFO is full or RXEN0 is cleared. Bytes
  * fed while the receiver is disabled are dropped by simavr, so they wait here (pitfall 4). */
@@ -624,11 +654,48 @@ static void uart_xoff_hook(struct avr_irq_t *irq, uint32_t value, void *param)
 }
 
 /* UART_IRQ_OUTPUT fires when UDR0 is written, not when the frame leaves (pitfall 4). */
+/*
+ * simavr raises UDRE0 (and TXC0) one 11-bit byte time after every write to UDR0, as if the chip had
+ * no transmit buffer: a firmware then loses a byte time on the line for every cycle it is late to
+ * write the next byte. The chip moves a byte from UDR0 into its shift register as soon as that is
+ * empty, and raises UDRE0 then: a byte written while the line is idle leaves at once and frees
+ * UDR0 for the next, which leaves when the first has gone. So after each write this moves simavr's
+ * pending transmit pump (avr_uart_txc_raise, found the first time it is armed) to the cycle UDR0 is
+ * free again. TXC0 comes up with it, up to a byte early (the firmware only uses it to let a reply
+ * leave before it resets).
+ */
+static avr_cycle_timer_t txc_pump;
+static uint64_t tx_shift_free_at; /* when the transmitter's shift register is empty */
+
+
+/* Run as a cycle timer right after the write: simavr arms its pump after telling us of the byte. */
+static avr_cycle_count_t pace_transmitter(avr_t *a, avr_cycle_count_t when, void *param)
+{
+	(void)a;
+	(void)when;
+	(void)param;
+	if (!txc_pump) {
+		for (avr_cycle_timer_slot_p t = avr->cycle_timers.timer; t && !txc_pump; t = t->next)
+			if (t->param == uart && t->timer != rxc_pump)
+				txc_pump = t->timer;
+		if (!txc_pump)
+			return 0;
+	}
+	uint64_t now = now_abs();
+	uint64_t written = tx_written_at;
+	uint64_t starts = tx_shift_free_at > written ? tx_shift_free_at : written; /* UDR0 -> the line */
+	tx_shift_free_at = starts + frame_cycles();
+	avr_cycle_timer_register(avr, (avr_cycle_count_t)(starts > now ? starts - now : 0), txc_pump, uart);
+	return 0;
+}
+
 static void uart_tx_hook(struct avr_irq_t *irq, uint32_t value, void *param)
 {
 	(void)irq;
 	(void)param;
 	tx_bytes++;
+	tx_written_at = now_abs();
+	avr_cycle_timer_register(avr, 0, pace_transmitter, NULL);
 	if (!pty_mode) {
 		printf("tx %" PRIu64 " %02x\n", now_abs(), value & 0xff);
 		return;
@@ -755,6 +822,7 @@ static void find_peripherals(void)
 							uart_xon_hook, NULL);
 	avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUT_XOFF),
 							uart_xoff_hook, NULL);
+	avr_irq_register_notify(avr_iomem_getirq(avr, uart->r_udr, NULL, AVR_IOMEM_IRQ_ALL), on_udr_access, NULL);
 }
 
 /* --- watchdog (or any) reset --- */

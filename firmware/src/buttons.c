@@ -1,16 +1,24 @@
 /*
  * The main loop's half of the edge timing, and the debouncing.
  *
- * Each snapshot the sampler stored shows the buttons at one instant and carries Timer1's low 16
- * bits. The edge it reveals happened after the sampler's previous look and no later than this
- * one; the cycle counts in sampler.h say when that previous look was, so the event carries the
- * middle of that interval. For the snapshot taken on entering the interrupt the interval is the
- * interrupt's response time, unless the sampler had just returned (then the edge came in its last
+ * Each look the sampler stored shows the buttons at one instant and carries Timer1's low 16 bits.
+ * The edge it reveals happened after the sampler's previous look and no later than this one; the
+ * cycle counts in sampler.h say when that previous look was, so the event carries the middle of
+ * that interval. For the look taken on entering the interrupt the interval is the interrupt's
+ * response time, unless the sampler had just returned (then the edge came in its last
  * instructions).
  *
- * Debouncing comes afterwards and never moves a time: the first edge is kept, and reported once
- * the button has stayed in its new state for the confirmation time. After a press, new presses of
- * that button are ignored for the mask time.
+ * Looks the sampler could not store (a full ring) are found by the state the sampler says it saw
+ * last: a button whose level changed unseen keeps following its level, and if that change was a
+ * press or a release its time is unknown, so it is counted as dropped, never reported wrong.
+ *
+ * Debouncing comes afterwards and never moves a time: the first edge is kept, and reported when
+ * the button is still in its new state at the confirmation deadline (the first edge plus the
+ * confirmation time); bounces in between change nothing. The level at the deadline is decided from
+ * the edge times, never from how far the decoding has got: an edge stamped after the deadline
+ * settles the deadline first, with the level before it, and a deadline is settled by the clock
+ * only once every edge before it has been decoded (buttons_take says until when). After a press,
+ * new presses of that button are ignored for the mask time.
  */
 #include <avr/io.h>
 
@@ -25,7 +33,7 @@ enum { UP, PRESSING, DOWN, RELEASING };
 
 typedef struct {
     uint8_t phase;
-    uint8_t pressed; /* the level the last snapshot showed */
+    uint8_t pressed; /* the level the last look showed */
     uint8_t masked;  /* a press was confirmed within the mask time */
     uint32_t edge;   /* the first edge of the change being confirmed */
     uint32_t press;  /* the last confirmed press */
@@ -36,9 +44,14 @@ static const uint8_t button_of_bit[8] = {7, 8, 1, 2, 3, 4, 5, 6};
 
 static button_state buttons[8];
 uint8_t buttons_waiting; /* buttons with a change being confirmed or a press masked (bit n-1) */
-static uint8_t known_state; /* the folded state the last decoded snapshot showed */
+static uint8_t known_state; /* the folded state the last decoded look showed */
 static uint32_t confirm_ticks = 5000UL * TICKS_PER_US;
 static uint32_t mask_ticks = 50UL * TICKS_PER_MS;
+static uint32_t decoded_until; /* every edge before this instant has been decoded */
+static uint32_t next_due;      /* the earliest deadline or mask end of a waiting button */
+
+/* An edge can reach the sampler's ring this long after it happened (the interrupt's response). */
+#define DECODE_MARGIN (4 * TICKS_PER_US)
 
 static button_event queue[EVENT_QUEUE];
 uint8_t buttons_queue_head, buttons_queue_tail;
@@ -46,18 +59,15 @@ static uint16_t next_seq;
 static uint16_t dropped;
 static uint16_t noise;
 
-/* Where the sampler's looks fell: enough to place the next snapshot. */
+/* Where the sampler's looks fell: enough to place the next look. */
 static uint8_t have_previous;
-static uint8_t previous_kind;   /* the last slot's kind (0: a loop snapshot that stored a change) */
+static uint8_t previous_kind;   /* the last slot's kind */
 static uint32_t previous_instant;
+uint8_t buttons_view;
 
 static uint32_t midpoint(uint32_t after, uint32_t until) {
     /* The edge happened in (after, until]: report the middle. */
     return after + (until - after + 1) / 2;
-}
-
-static uint32_t first_pass_after(uint32_t entry, uint8_t kind) {
-    return entry + (kind == SAMPLER_ITERATIONS ? GAP_ENTRY : GAP_ENTRY_RESNAP);
 }
 
 /* The sampler's schedule after a stored slot: its next look, the last look before it returns,
@@ -68,20 +78,14 @@ typedef struct {
 
 static schedule schedule_after(uint32_t instant, uint8_t kind) {
     schedule s;
-    uint8_t passes = SAMPLER_ITERATIONS;
-    if (kind == 0) {
-        s.next = instant + GAP_CHANGE;
-    } else {
-        s.next = first_pass_after(instant, kind) + GAP_FIRST;
-        passes = kind;
-    }
-    s.last = s.next + (uint32_t)(passes - 1) * GAP_IDLE;
+    s.next = instant + (kind == KIND_ENTRY ? GAP_ENTRY + GAP_SECOND + GAP_FIRST : GAP_CHANGE);
+    s.last = s.next + (uint32_t)SAMPLER_ITERATIONS * GAP_IDLE;
     s.final = s.last + GAP_EXIT;
     return s;
 }
 
-/* The time of the first edge an entry snapshot shows: the interrupt's response time before it,
- * or, when the sampler had just returned, somewhere in its last instructions. */
+/* The time of the first edge an entry look shows: the interrupt's response time before it, or,
+ * when the sampler had just returned, somewhere in its last instructions. */
 static uint32_t entry_time(uint32_t first) {
     uint32_t earliest = first - ENTRY_LATENCY_MAX;
     if (have_previous) {
@@ -94,13 +98,13 @@ static uint32_t entry_time(uint32_t first) {
     return midpoint(earliest, first - ENTRY_LATENCY_MIN);
 }
 
-/* The time of the edges a loop snapshot shows: after the sampler's previous look. */
+/* The time of the edges a loop look shows: after the sampler's previous look. */
 static uint32_t loop_time(uint32_t instant) {
     uint32_t before = instant - GAP_IDLE;
     if (have_previous) {
         schedule s = schedule_after(previous_instant, previous_kind);
         if (instant == s.next) {
-            before = previous_kind ? first_pass_after(previous_instant, previous_kind) : previous_instant;
+            before = previous_kind == KIND_ENTRY ? previous_instant + GAP_ENTRY + GAP_SECOND : previous_instant;
         } else if (instant == s.final + EXIT_TO_LOOP) {
             before = s.last;
         }
@@ -122,20 +126,71 @@ static void enqueue(uint8_t button, uint8_t edge, uint32_t ticks) {
     buttons_queue_head = next;
 }
 
+static void due_at(uint32_t at) {
+    if (!buttons_waiting || (int32_t)(at - next_due) < 0) {
+        next_due = at;
+    }
+}
+
+/* The deadline of the change being confirmed has come: decide it with the level the button had
+ * then. */
+static void settle(button_state *b, uint8_t index) {
+    if (b->phase == PRESSING) {
+        if (b->pressed) {
+            b->phase = DOWN;
+            b->press = b->edge;
+            b->masked = mask_ticks != 0;
+            enqueue(index + 1, 1, b->edge);
+        } else {
+            b->phase = UP;
+            count_up(&noise);
+        }
+    } else if (!b->pressed) {
+        b->phase = UP;
+        enqueue(index + 1, 0, b->edge);
+    } else {
+        b->phase = DOWN; /* the release bounced back */
+    }
+}
+
+/* What has come due for one button by `when` (every edge before it decoded). Signed: `when` may
+ * be a little before the latest edge decoded (the clock settles deadlines DECODE_MARGIN late). */
+static void catch_up(button_state *b, uint8_t index, uint32_t when) {
+    if ((b->phase == PRESSING || b->phase == RELEASING) && (int32_t)(when - b->edge) >= (int32_t)confirm_ticks) {
+        settle(b, index);
+    }
+    if (b->masked && (int32_t)(when - b->press) >= (int32_t)mask_ticks) {
+        b->masked = 0;
+    }
+}
+
 static void edge_seen(button_state *b, uint8_t pressed, uint32_t at) {
+    uint8_t index = (uint8_t)(b - buttons);
+    catch_up(b, index, at); /* a deadline before this edge is decided with the level before it */
     b->pressed = pressed;
     if ((b->phase == UP && pressed && !b->masked) || (b->phase == DOWN && !pressed)) {
         b->phase = pressed ? PRESSING : RELEASING;
         b->edge = at;
-        buttons_waiting |= (uint8_t)(1 << (b - buttons));
+        due_at(at + confirm_ticks);
+        buttons_waiting |= (uint8_t)(1 << index);
     }
     /* Anything else is a bounce while a change is being confirmed, or a press in the mask time. */
 }
 
-uint8_t buttons_drops_seen;
-uint8_t buttons_lost; /* snapshots were lost (the ring was full): the next change's time is unknown */
-
 static void apply_state(uint8_t state, uint32_t at) {
+    uint8_t changed = (uint8_t)(state ^ known_state);
+    known_state = state;
+    for (uint8_t bit = 0; bit < 8; bit++) {
+        if (changed & (1 << bit)) {
+            edge_seen(&buttons[button_of_bit[bit] - 1], !(state & (1 << bit)), at);
+        }
+    }
+}
+
+/* Changes the sampler saw but could not store (a full ring), known only to have happened before
+ * `at`: a bounce of a change being confirmed is followed as any bounce; a press or a release
+ * whose first edge was lost is followed without being reported, and counted. */
+static void apply_unseen(uint8_t state, uint32_t at) {
     uint8_t changed = (uint8_t)(state ^ known_state);
     known_state = state;
     for (uint8_t bit = 0; bit < 8; bit++) {
@@ -144,18 +199,16 @@ static void apply_state(uint8_t state, uint32_t at) {
         }
         button_state *b = &buttons[button_of_bit[bit] - 1];
         uint8_t pressed = !(state & (1 << bit));
-        if (buttons_lost) {
-            /* Follow the level without reporting an edge; the drop is counted. */
-            b->pressed = pressed;
-            b->phase = pressed ? DOWN : UP;
-            b->masked = 0;
-            buttons_waiting &= (uint8_t)~(1 << (b - buttons));
-            count_up(&dropped);
-        } else {
+        if (b->phase == PRESSING || b->phase == RELEASING || (b->masked && pressed)) {
             edge_seen(b, pressed, at);
+            continue;
+        }
+        b->pressed = pressed;
+        if (b->phase == (pressed ? UP : DOWN)) {
+            b->phase = pressed ? DOWN : UP;
+            count_up(&dropped);
         }
     }
-    buttons_lost = 0;
 }
 
 static void take_slot(volatile uint8_t *slot, uint32_t now) {
@@ -165,19 +218,29 @@ static void take_slot(volatile uint8_t *slot, uint32_t now) {
     uint8_t kind = slot[3];
     if (kind == KIND_EXACT) {
         apply_state(slot[0], timer); /* the comparison build: its time, as hobby sketches use it */
+        buttons_view = slot[0];
         return;
     }
-    uint32_t instant = timer - SNAP_TIMER_OFFSET;
-    if (kind == 0) {
-        apply_state(slot[0], loop_time(instant));
-    } else {
-        uint8_t retakes = SAMPLER_ITERATIONS - kind;
-        uint32_t first = instant;
-        if (retakes) {
-            first -= RESNAP_DELAY + (uint32_t)(retakes - 1) * RESNAP_AGAIN;
+    uint32_t instant;
+    if (kind == KIND_ENTRY) {
+        instant = timer - SNAP_TIMER_OFFSET_ENTRY;
+        if (slot[5] != buttons_view) {
+            /* Looks were lost: the sampler ran on after the last slot, so when it returned is
+             * unknown (entry_time must not place an edge in its last instructions). */
+            apply_unseen(slot[5], instant);
+            have_previous = 0;
         }
-        apply_state(slot[0], entry_time(first));
-        apply_state(slot[4], midpoint(instant, first_pass_after(instant, kind)));
+        apply_state(slot[0], entry_time(instant));
+        uint32_t first = instant + GAP_ENTRY;
+        apply_state(slot[4], midpoint(instant, first));
+        apply_state(slot[6], midpoint(first, first + GAP_SECOND));
+        buttons_view = slot[6];
+    } else {
+        /* Timer1's low byte, less than 256 cycles after the previous stored look (sampler.h). */
+        uint32_t look = previous_instant + (previous_kind == KIND_ENTRY ? GAP_ENTRY + GAP_SECOND : 0);
+        instant = look + (uint8_t)(slot[1] - SNAP_TIMER_OFFSET - (uint8_t)look);
+        apply_state(slot[0], loop_time(instant));
+        buttons_view = slot[0];
     }
     have_previous = 1;
     previous_kind = kind;
@@ -185,14 +248,10 @@ static void take_slot(volatile uint8_t *slot, uint32_t now) {
 }
 
 void buttons_take(void) {
-    /* The ring's head first, then the time: every slot up to the head is older than `now`.
-     * A drop happens when the ring is full, so every slot up to `head` is older than it too, and
-     * the next slot stored after it shows its changes too late to time them. */
+    /* The ring's head first, then the time: every slot up to the head is older than `now`. */
     uint8_t head = sampler_head;
-    uint8_t drops = raw_dropped;
     uint32_t now = clock_now();
-    uint8_t dropped_now = drops != buttons_drops_seen;
-    buttons_drops_seen = drops;
+    decoded_until = now - DECODE_MARGIN;
     uint8_t tail = (uint8_t)(sampler_full + RAW_SLOT_SIZE);
     while (tail != head) {
         volatile uint8_t *slot = &raw_ring[tail];
@@ -201,48 +260,52 @@ void buttons_take(void) {
         sampler_full = tail;
         tail = (uint8_t)(tail + RAW_SLOT_SIZE);
     }
-    if (buttons_lost) {
-        /* Nothing stored since the loss: take the buttons as they are now. */
-        apply_state(sampler_read(), now);
+    /* Every slot is read: what the sampler saw last should be what they showed, unless looks were
+     * lost to a full ring since. (The sampler may have run meanwhile: then its new slot says so
+     * next time.) */
+    uint8_t last = sampler_last;
+    if (last != buttons_view && sampler_head == head) {
+        apply_unseen(last, now - DECODE_MARGIN);
+        buttons_view = last;
+        have_previous = 0; /* as in take_slot: when the sampler returned is unknown */
     }
-    buttons_lost = dropped_now;
 }
 
-void buttons_confirm(uint32_t now) {
+void buttons_confirm(void) {
+    /* Decided on the decoded edges only: a bounce the sampler has stored but the main loop not yet
+     * decoded must not make a press look released at its deadline. */
+    uint32_t when = decoded_until;
+    if ((int32_t)(when - next_due) < 0) {
+        return;
+    }
+    uint8_t waiting = 0;
+    uint32_t due = 0;
     for (uint8_t i = 0, bit = 1; buttons_waiting >= bit && bit; i++, bit <<= 1) {
         if (!(buttons_waiting & bit)) {
             continue;
         }
         button_state *b = &buttons[i];
-        if (b->masked && now - b->press >= mask_ticks) {
-            b->masked = 0;
+        catch_up(b, i, when);
+        uint32_t at;
+        if (b->phase == PRESSING || b->phase == RELEASING) {
+            at = b->edge + confirm_ticks;
+        } else if (b->masked) {
+            at = b->press + mask_ticks;
+        } else {
+            continue;
         }
-        if ((b->phase == PRESSING || b->phase == RELEASING) && now - b->edge >= confirm_ticks) {
-            if (b->phase == PRESSING) {
-                if (b->pressed) {
-                    b->phase = DOWN;
-                    b->press = b->edge;
-                    b->masked = mask_ticks != 0;
-                    enqueue(i + 1, 1, b->edge);
-                } else {
-                    b->phase = UP;
-                    count_up(&noise);
-                }
-            } else if (!b->pressed) {
-                b->phase = UP;
-                enqueue(i + 1, 0, b->edge);
-            } else {
-                b->phase = DOWN; /* the release bounced back */
-            }
+        if (!waiting || (int32_t)(at - due) < 0) {
+            due = at;
         }
-        if (!b->masked && (b->phase == UP || b->phase == DOWN)) {
-            buttons_waiting &= (uint8_t)~bit;
-        }
+        waiting |= bit;
     }
+    buttons_waiting = waiting;
+    next_due = due;
 }
 
 void buttons_init(uint8_t state) {
     known_state = state;
+    buttons_view = state;
     for (uint8_t bit = 0; bit < 8; bit++) {
         button_state *b = &buttons[button_of_bit[bit] - 1];
         b->pressed = !(state & (1 << bit));

@@ -1,4 +1,4 @@
-/* From raw snapshots to confirmed press and release events. */
+/* From raw looks to confirmed press and release events. */
 #ifndef BUTTONS_H
 #define BUTTONS_H
 
@@ -14,18 +14,19 @@ typedef struct {
 #include "sampler.h"
 
 void buttons_init(uint8_t state);
-/* Turn the snapshots the sampler stored into edge times. */
+/* Turn the looks the sampler stored into edge times. */
 void buttons_take(void);
-/* Report the edges whose confirmation time has come. */
-void buttons_confirm(uint32_t now);
+/* Report the edges whose confirmation deadline has come (once every edge before it is decoded:
+ * call buttons_take first). */
+void buttons_confirm(void);
 
-extern uint8_t buttons_drops_seen, buttons_lost, buttons_waiting;
+extern uint8_t buttons_waiting;
 extern uint8_t buttons_queue_head, buttons_queue_tail;
 
 /* The main loop asks these on every pass: inline, and cheap when there is nothing to do. */
+extern uint8_t buttons_view; /* the state the sampler compared its next look with, as last decoded */
 static inline uint8_t buttons_fresh(void) {
-    return (uint8_t)(sampler_full + RAW_SLOT_SIZE) != sampler_head || raw_dropped != buttons_drops_seen ||
-           buttons_lost;
+    return (uint8_t)(sampler_full + RAW_SLOT_SIZE) != sampler_head || sampler_last != buttons_view;
 }
 
 static inline uint8_t buttons_queued(void) {

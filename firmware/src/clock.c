@@ -1,5 +1,4 @@
 /* The board clock: Timer1 free-running at the CPU clock, extended to 32 bits. */
-#include <avr/interrupt.h>
 #include <avr/io.h>
 
 #include "board.h"
@@ -22,14 +21,23 @@ void clock_init(void) {
     GTCCR = 0;
 }
 
+static inline uint8_t sampler_entry_count(void) {
+    uint8_t count;
+    __asm__ volatile("mov %0, r6" : "=r"(count)); /* rEntries: the sampler changes it at any time */
+    return count;
+}
+
 uint32_t clock_now(void) {
-    /* Interrupts off only for the two byte reads: the sampler shares Timer1's TEMP register. */
-    uint8_t sreg = SREG;
-    cli();
-    uint8_t lo = TCNT1L;
-    uint8_t hi = TCNT1H;
-    uint8_t flags = TIFR1;
-    SREG = sreg;
+    /* Timer1's two bytes pass through one TEMP register, which the sampler uses too: read them
+     * again if it ran in between (its entry count moved). Not cli(): an interrupt held off for a
+     * few cycles would date the edge that raised it as many cycles late. */
+    uint8_t entries, lo, hi, flags;
+    do {
+        entries = sampler_entry_count();
+        lo = TCNT1L;
+        hi = TCNT1H;
+        flags = TIFR1;
+    } while (entries != sampler_entry_count());
     uint16_t high = clock_high;
     if (flags & _BV(TOV1)) {
         /* An overflow not yet counted: it belongs before `now` unless `now` was read just

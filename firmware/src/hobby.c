@@ -13,7 +13,6 @@
 
 volatile uint8_t raw_ring[RAW_SLOTS * RAW_SLOT_SIZE] __attribute__((aligned(256)));
 _Static_assert(RAW_SLOTS * RAW_SLOT_SIZE == 256, "the ring index is one byte");
-volatile uint8_t raw_dropped;
 static volatile uint32_t timer0_overflows;
 
 ISR(TIMER0_OVF_vect) {
@@ -35,9 +34,9 @@ static uint32_t micros(void) {
 ISR(PCINT2_vect) {
     uint32_t ticks = micros() * TICKS_PER_US;
     uint8_t state = (uint8_t)((PIND & BUTTON_MASK_D) | (PINC & BUTTON_MASK_C));
+    sampler_last = state; /* what it saw last, as the sampler keeps it (buttons.c compares) */
     if (sampler_head == sampler_full) {
-        raw_dropped++;
-        return;
+        return; /* buttons.c finds the lost look by sampler_last */
     }
     volatile uint8_t *slot = &raw_ring[sampler_head];
     slot[0] = state;

@@ -12,25 +12,27 @@ typedef struct {
 
 #include <avr/io.h>
 
-void link_init(void);
+/* Sets up the UART and starts sending the frame `first` fills (the hello). */
+void link_init(uint8_t (*first)(frame *out));
 /* Send the next byte (the UART can take one); `next` fills the next frame to send (returns 0
  * when there is nothing to send). */
 void link_send_next(uint8_t (*next)(frame *out));
 /* Take the byte that arrived; `handle` gets each command frame with a good CRC. */
 void link_receive(void (*handle)(const frame *command));
 extern uint8_t link_sending;
-/* When the byte being handled was read (a SYNC is stamped with its last byte's time). */
+/* When the last byte of the command being handled was read (a SYNC is stamped with it). */
 extern uint32_t link_received_at;
 
 /* The main loop calls these often: inline checks, calls only when there is work. */
 static inline void link_service(uint8_t (*next)(frame *out), void (*handle)(const frame *command),
                                 uint8_t pending) {
-    uint8_t status = UCSR0A;
-    if (status & _BV(RXC0)) {
-        link_receive(handle);
-    }
-    if ((status & _BV(UDRE0)) && (link_sending || pending)) {
+    /* The transmitter first: a byte waiting to go is a report waiting, while the receiver holds
+     * three bytes before it loses one. */
+    if ((UCSR0A & _BV(UDRE0)) && (link_sending || pending)) {
         link_send_next(next);
+    }
+    if (UCSR0A & _BV(RXC0)) {
+        link_receive(handle);
     }
 }
 uint16_t link_rx_errors(void);

@@ -2,8 +2,8 @@
  * The buzzer box: eight buttons timed to within a microsecond, lamps, a beeper, and a serial
  * line to the companion (PROTOCOL.md).
  *
- * The pin-change interrupt (sampler.S) is the only interrupt: it stores snapshots of the buttons
- * and Timer1 and returns. Everything else is this loop, which never waits: it turns snapshots
+ * The pin-change interrupt (sampler.S) is the only interrupt: it stores looks of the buttons
+ * and Timer1 and returns. Everything else is this loop, which never waits: it turns looks
  * into events, confirms them, answers commands, and sends one byte at a time.
  */
 #include <avr/interrupt.h>
@@ -54,28 +54,9 @@ static void reply(uint8_t type, const frame *command, uint8_t reason) {
     tx_wanted = 1;
 }
 
-static uint8_t command_length(uint8_t type) {
-    switch (type) {
-    case C_LAMPS: return 3;
-    case C_BEEP: return 5;
-    case C_RESET: return 1;
-    case C_SYNC: return 4;
-    case C_HELLO_REQUEST: return 1;
-    case C_DEBOUNCE: return 5;
-    default: return 0;
-    }
-}
-
+/* The link hands over only commands of a type the board knows, with that type's length (a frame
+ * of another type or length is refused at its header, see link.c). */
 static void handle(const frame *c) {
-    uint8_t wanted = command_length(c->type);
-    if (wanted == 0) {
-        reply(T_NAK, c, NAK_UNKNOWN);
-        return;
-    }
-    if (c->length != wanted) {
-        reply(T_NAK, c, NAK_LENGTH);
-        return;
-    }
     const uint8_t *p = c->payload;
     switch (c->type) {
     case C_SYNC:
@@ -185,7 +166,6 @@ static uint8_t next_frame(frame *f) {
 
 int main(void) {
     clock_init();
-    link_init();
     outputs_init();
     /* Pull-ups on the buttons, then give them a moment to charge the cable before the first read. */
     PORTD |= BUTTON_MASK_D;
@@ -201,6 +181,7 @@ int main(void) {
     hobby_init();
 #endif
     sei();
+    link_init(next_frame); /* last: the receiver holds three bytes, and nothing reads them before the loop */
 
     uint32_t heartbeat_at = clock_now();
     uint8_t slow_at = TCNT0;
@@ -214,10 +195,13 @@ int main(void) {
         link_service(next_frame, handle, tx_wanted | buttons_queued());
         uint8_t t0 = TCNT0;
         if ((uint8_t)(t0 - slow_at) >= 16) {
-            slow_at = t0;
+            slow_at += 16; /* a fixed 64 us grid, however late this pass came */
             now = clock_now();
             if (buttons_waiting) {
-                buttons_confirm(now);
+                buttons_take();
+                link_service(next_frame, handle, tx_wanted | buttons_queued());
+                buttons_confirm();
+                link_service(next_frame, handle, tx_wanted | buttons_queued());
             }
             if (outputs_busy) {
                 outputs_update(now);

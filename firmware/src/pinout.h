@@ -5,7 +5,7 @@
  * Timer2 makes the tone in hardware. PD0/PD1 are the USB serial link and PB6/PB7 the crystal.
  *
  * Why this split: the sampler reads PIND and PINC and folds them into one byte (D2-D7 -> bits 2-7,
- * A0/A1 -> bits 0-1), so the eight buttons are one snapshot. Lamps on PORTC are set with
+ * A0/A1 -> bits 0-1), so the eight buttons are one look. Lamps on PORTC are set with
  * single-bit instructions, which never touch the button pins' pull-ups.
  *
  * Columns: number, AVR port letter, bit, Arduino pin name.

@@ -3,17 +3,15 @@
  *
  * Hobby designs read the time in a C interrupt after its prologue (2-3 us late), and a second
  * press that comes while that interrupt runs waits for it to finish (4-14 us late). This one:
- *   - reads PIND, PINC, PIND again and Timer1 as its first instructions (a "snapshot"); the
- *     snapshot is kept only when PIND did not change around the PINC read, so the eight buttons
- *     are seen at one instant and simultaneous edges always land in the same snapshot;
- *   - stores the snapshot in a ring and then keeps sampling in a tight loop (15 cycles per pass)
+ *   - reads PIND, PINC and Timer1 as its first instructions (a "look");
+ *   - stores the look in a ring and then keeps sampling in a tight loop (10 cycles per pass)
  *     for SAMPLER_ITERATIONS passes after the last change, so the second and later presses of a
  *     close group are caught by the loop within a pass, not by the next interrupt;
- *   - never formats or sends anything: the main loop turns snapshots into events.
- * Every snapshot is therefore taken at most one loop pass after the edge it shows, and the main
+ *   - never formats or sends anything: the main loop turns looks into events.
+ * Every look is therefore taken at most one loop pass after the edge it shows, and the main
  * loop knows from the cycle counts below how long that pass was, so it reports the middle of it.
  *
- * Cycle counts are noted as "@n", relative to the PINC read of the snapshot above them; the
+ * Cycle counts are noted as "@n", relative to the PINC read of the look above them; the
  * constants in sampler.h are taken from them and checked by the simulator tests.
  */
 #include <avr/io.h>
@@ -29,11 +27,6 @@
 raw_ring:
     .skip RAW_SLOTS * RAW_SLOT_SIZE
 
-    .section .bss
-    .global raw_dropped
-raw_dropped:
-    .skip 1
-
     .text
 
     .global PCINT1_vect
@@ -41,88 +34,74 @@ raw_dropped:
 PCINT1_vect:
 PCINT2_vect:
     in   rD, IO(PIND)
-    in   rC, IO(PINC)           /* @0: the entry snapshot */
-    in   rD2, IO(PIND)          /* @1 */
-    lds  rTL, TCNT1L            /* @2: Timer1 (SNAP_TIMER_OFFSET) */
-    lds  rTH, TCNT1H            /* @4 */
-    in   rSreg, IO(SREG)        /* @6: nothing above touched the flags */
+    in   rC, IO(PINC)           /* @0: the entry look */
+    lds  rTL, TCNT1L            /* @1: Timer1 (SNAP_TIMER_OFFSET_ENTRY) */
+    lds  rTH, TCNT1H            /* @3 */
+    in   rSreg, IO(SREG)        /* @5: nothing above touched the flags */
+    inc  rEntries               /* @6: tells clock_now its Timer1 read may have been cut */
     push r30                    /* @7 */
     push r31                    /* @9 */
-    mov  rCount, rBudget        /* @11: the slot's kind says "entry, full budget" */
-entry_check:
-    and  rD, rMaskD             /* @12 */
-    and  rD2, rMaskD            /* @13 */
-    cp   rD, rD2                /* @14 */
-    brne entry_resnap           /* @15: PIND changed around the PINC read */
-    and  rC, rMaskC             /* @16 */
-    or   rD, rC                 /* @17 */
-    mov  rE, rD                 /* @18 */
-    movw rETL, rTL              /* @19 */
-    mov  r30, rHead             /* @20 */
-    ldi  r31, hi8(raw_ring)     /* @21 */
+    and  rD, rMaskD             /* @11 */
+    and  rC, rMaskC             /* @12 */
+    or   rC, rD                 /* @13: the entry look's state */
 
-    /* First loop pass: its snapshot first, then the entry slot, which carries this snapshot's
-     * state too (its time is known: GAP_ENTRY after the entry's), so a second press right
-     * behind the first costs no extra store. */
-first_pass:
-    in   rD, IO(PIND)           /* @22 */
-    in   rC, IO(PINC)           /* @23 = GAP_ENTRY */
-    in   rD2, IO(PIND)
+    /* Two loop passes go in the entry slot too (their times are known from the entry's), so
+     * presses right behind the first cost no extra slot, and the work of storing it is spread
+     * between them: the looks come 15, 13 and 17 cycles apart. */
+    in   rD, IO(PIND)           /* @14 */
+    in   rD2, IO(PINC)          /* @15: the first pass (GAP_ENTRY) */
+    mov  r30, rHead             /* @16 */
+    ldi  r31, hi8(raw_ring)     /* @17 */
+    /* Stored before the ring is known to have room: a full ring's next slot is not read. */
+    std  Z+0, rC                /* @18 */
+    std  Z+1, rTL               /* @20 */
+    std  Z+2, rTH               /* @22 */
+    and  rD, rMaskD             /* @24 */
+    and  rD2, rMaskC            /* @25 */
+    or   rD2, rD                /* @26: the first pass's state */
+    in   rD, IO(PIND)           /* @27 */
+    in   rC, IO(PINC)           /* @28: the second pass (GAP_SECOND after the first) */
+    std  Z+3, rBudget           /* @29: kind KIND_ENTRY */
+    std  Z+4, rD2               /* @31 */
+    std  Z+5, rLast             /* @33: what the sampler saw last before this interrupt */
+    and  rD, rMaskD             /* @35 */
+    and  rC, rMaskC             /* @36 */
+    or   rD, rC                 /* @37: the second pass's state */
+    std  Z+6, rD                /* @38 */
+    cpse r30, rFull             /* @40: a full ring keeps the slot for the next look */
+    subi r30, -RAW_SLOT_SIZE    /* @41: 8-bit add: the ring is 256 bytes, aligned */
+    mov  rLast, rD              /* @42 */
+    mov  rCount, rBudget        /* @43 */
+    /* A loop pass, as after any stored look (see `stored`): the next look @45 (GAP_FIRST). */
+    in   rD, IO(PIND)           /* @44 */
+    in   rC, IO(PINC)           /* @45 */
     and  rD, rMaskD
     and  rC, rMaskC
-    and  rD2, rMaskD
-    cp   rD, rD2
-    brne first_pass             /* PIND changed around the PINC read: take it again (rare) */
     or   rD, rC
-    cp   r30, rFull
-    breq entry_full
-    std  Z+0, rE
-    std  Z+1, rETL
-    std  Z+2, rETH
-    std  Z+3, rCount
-    std  Z+4, rD
-    subi r30, -RAW_SLOT_SIZE    /* 8-bit add: the ring is 256 bytes, aligned */
-entry_stored:
-    mov  rLast, rD
-    rjmp loop                   /* the next snapshot @25 after this pass's (GAP_FIRST) */
+    cp   rD, rLast
+    brne changed
+    nop
+    rjmp loop
 
-entry_resnap:                   /* @17 */
-    dec  rCount                 /* the slot's kind says "entry, retaken" */
-    in   rD, IO(PIND)
-    in   rC, IO(PINC)           /* @17 after the first try (RESNAP_DELAY) */
-    in   rD2, IO(PIND)
-    lds  rTL, TCNT1L
-    lds  rTH, TCNT1H
-    rjmp entry_check
-
-entry_full:
-    lds  rETL, raw_dropped
-    inc  rETL
-    sts  raw_dropped, rETL
-    rjmp entry_stored
-
-    /* The sampling loop: 15 cycles per pass without a change. */
+    /* The sampling loop: 10 cycles per pass without a change. */
 loop:
     in   rD, IO(PIND)
     in   rC, IO(PINC)           /* @0 */
-    in   rD2, IO(PIND)          /* @1 */
-    lds  rTL, TCNT1L            /* @2 */
-    lds  rTH, TCNT1H            /* @4 */
-compare:
-    and  rD, rMaskD             /* @6 */
-    and  rC, rMaskC             /* @7 */
-    or   rD, rC                 /* @8 */
-    cp   rD, rLast              /* @9 */
-    brne changed                /* @10 */
-    dec  rCount                 /* @11 */
-    brne loop                   /* @12; the next snapshot @15 (GAP_IDLE) */
+    and  rD, rMaskD             /* @1 */
+    and  rC, rMaskC             /* @2 */
+    or   rD, rC                 /* @3 */
+    cp   rD, rLast              /* @4 */
+    brne changed                /* @5 */
+    dec  rCount                 /* @6 */
+    brne loop                   /* @7; the next look @10 (GAP_IDLE) */
 
     /* Leaving: clear the pending pin-change flags (every edge so far was sampled), then look once
      * more, so an edge between the last pass and the clear is not left waiting. */
-    ldi  r31, (1 << PCIF1) | (1 << PCIF2)   /* @13 */
-    out  IO(PCIFR), r31         /* @14 */
-    in   rD, IO(PIND)           /* @15 */
-    in   rC, IO(PINC)           /* @16: the final check (GAP_EXIT) */
+leave:
+    ldi  r31, (1 << PCIF1) | (1 << PCIF2)   /* @8 */
+    out  IO(PCIFR), r31         /* @9 */
+    in   rD, IO(PIND)           /* @10 */
+    in   rC, IO(PINC)           /* @11: the final check (GAP_EXIT) */
     and  rD, rMaskD
     and  rC, rMaskC
     or   rD, rC
@@ -133,32 +112,34 @@ compare:
     out  IO(SREG), rSreg
     pop  r31
     pop  r30
-    reti                        /* the next entry snapshot is EXIT_WINDOW after the final check */
+    reti                        /* the next entry look is EXIT_WINDOW after the final check */
 
 exit_changed:
     mov  rCount, rBudget
-    rjmp loop                   /* its snapshot @12 after the final check (EXIT_TO_LOOP) */
+    rjmp loop                   /* its look EXIT_TO_LOOP after the final check */
 
-changed:                        /* @12 */
-    and  rD2, rMaskD
-    or   rD2, rC
-    cp   rD2, rD
-    brne loop                   /* PIND changed around the PINC read: take it again */
-    cp   r30, rFull             /* @16 */
-    breq full
-    std  Z+0, rD                /* @18 */
-    std  Z+1, rTL
-    std  Z+2, rTH
-    subi r30, -RAW_SLOT_SIZE    /* @24 */
+    /* A look that shows a change is stored with Timer1's low byte only: the previous stored look
+     * of this interrupt is always less than 256 cycles before it (sampler.h), which places it. A
+     * full ring keeps the slot (the look is lost; the next entry slot says what was seen). */
+changed:                        /* @7 */
+    lds  rTL, TCNT1L            /* @7: Timer1 (SNAP_TIMER_OFFSET) */
+    std  Z+0, rD                /* @9 */
+    std  Z+1, rTL               /* @11 */
+    cpse r30, rFull             /* @13 */
+    subi r30, -RAW_SLOT_SIZE    /* @14 */
 stored:
-    mov  rLast, rD              /* @25 */
-    mov  rCount, rBudget        /* @26 */
-    rjmp loop                   /* @27; the next snapshot @30 (GAP_CHANGE) */
-
-full:
-    lds  rD2, raw_dropped
-    inc  rD2
-    sts  raw_dropped, rD2
-    rjmp stored
+    mov  rLast, rD              /* @15 */
+    mov  rCount, rBudget        /* @16 */
+    /* A loop pass once more, here rather than a jump back: the next look @18 (GAP_CHANGE). It
+     * does not count (SAMPLER_ITERATIONS more follow) and lasts GAP_IDLE as the others. */
+    in   rD, IO(PIND)           /* @17 */
+    in   rC, IO(PINC)           /* @18 */
+    and  rD, rMaskD             /* @19 */
+    and  rC, rMaskC             /* @20 */
+    or   rD, rC                 /* @21 */
+    cp   rD, rLast              /* @22 */
+    brne changed                /* @23 */
+    nop                         /* @24 */
+    rjmp loop                   /* @25; the next look @28 */
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * The contract between the edge sampler (sampler.S, or hobby.c in the comparison build) and the
- * main loop: a ring of raw snapshots, the registers the sampler owns, and the cycle counts the main
- * loop needs to turn a snapshot into the time of the edge it saw.
+ * main loop: a ring of raw looks, the registers the sampler owns, and the cycle counts the main
+ * loop needs to turn a look into the time of the edge it saw.
  *
  * Why registers: the sampler is a pin-change interrupt that must read the pins and Timer1 within a
  * few cycles of the edge. Keeping its working set in registers that no other code uses (the whole
@@ -13,63 +13,71 @@
 
 #include "pinout.h"
 
-/* Ring of raw snapshots: 32 slots of 8 bytes, 256-byte aligned so the sampler advances its index
- * with one 8-bit add. A slot is [state, timer low, timer high, kind, first, -, -, -]:
- *   state: the eight buttons, one bit each (D2-D7 -> bits 2-7, A0/A1 -> bits 0-1), 0 = pressed;
- *   timer: Timer1 when the snapshot was taken;
- *   kind:  0 for a snapshot taken in the sampling loop; for the snapshot taken on entering the
- *          interrupt, the loop's pass budget (SAMPLER_ITERATIONS, less one per retaken entry
- *          snapshot), and then `first` is the state at the loop's first snapshot, GAP_ENTRY later;
- *          KIND_EXACT in the comparison build (time used as is).
- * The main loop zeroes `kind` when it frees a slot, so loop snapshots need not write it. */
+/* Ring of raw looks: 32 slots of 8 bytes, 256-byte aligned so the sampler advances its index with
+ * one 8-bit add. A look reads PIND then PINC; its state folds the eight buttons into one byte, one
+ * bit each (D2-D7 -> bits 2-7, A0/A1 -> bits 0-1), 0 = pressed.
+ *   loop slot  [state, timer low, -, 0]: a look of the sampling loop that showed a change (the
+ *              look before it in the ring, of the same interrupt, is less than 256 cycles earlier);
+ *   entry slot [state, timer low, timer high, KIND_ENTRY, first, before, second]: the look on
+ *              entering the interrupt, `first` and `second` the next two loop passes' looks
+ *              (GAP_ENTRY, then GAP_SECOND later), `before` what the sampler saw last before this
+ *              interrupt (when it differs from what the slots stored showed, looks were lost to a
+ *              full ring);
+ *   KIND_EXACT in the comparison build (time used as is).
+ * The main loop zeroes `kind` when it frees a slot, so loop slots need not write it. */
 #define RAW_SLOTS 32
 #define RAW_SLOT_SIZE 8
+#define KIND_ENTRY SAMPLER_ITERATIONS /* written from rBudget */
 #define KIND_EXACT 0xFF
 
-/* Iterations the sampling loop keeps running after the last change before it returns. */
+/* Loop passes after the one that follows every stored look, before the sampler returns. */
 #define SAMPLER_ITERATIONS 20
 
-/* Cycle counts of sampler.S, from the instant its snapshot reads PINC:
- *   SNAP_TIMER_OFFSET  the Timer1 value read with a snapshot is this many cycles after it;
- *   ENTRY_LATENCY_MIN/MAX  from an edge to the entry snapshot, when the CPU was running the main
+/* Cycle counts of sampler.S, from the instant a look reads PINC (PIND is read the cycle before):
+ *   SNAP_TIMER_OFFSET  a loop look that showed a change reads Timer1 this many cycles after it
+ *                      (SNAP_TIMER_OFFSET_ENTRY for the entry look);
+ *   ENTRY_LATENCY_MIN/MAX  from an edge to the entry look, when the CPU was running the main
  *                      loop (the instruction in progress finishes, the vector jumps; on a real
  *                      chip add the 4-cycle interrupt response and the pin synchroniser);
- *   RESNAP_DELAY       how much later the first retaken entry snapshot is (RESNAP_AGAIN for each
- *                      further retake);
- *   GAP_ENTRY          entry snapshot -> first loop snapshot (GAP_ENTRY_RESNAP after a retake);
- *   GAP_FIRST          first loop snapshot -> second (the first pass stores the entry slot);
- *   GAP_CHANGE         a loop snapshot that stored a change -> the next one;
+ *   GAP_ENTRY          entry look -> first loop pass, GAP_SECOND -> the second (both stored with it);
+ *   GAP_FIRST          second loop pass -> the next look;
+ *   GAP_CHANGE         a loop look that stored a change -> the next one;
  *   GAP_IDLE           one loop pass that saw no change;
- *   GAP_EXIT           last loop snapshot -> the final check before returning (untimed);
- *   EXIT_TO_LOOP       final check that saw a change -> the loop snapshot that stores it;
- *   EXIT_WINDOW        final check -> the earliest entry snapshot of the next interrupt.
+ *   GAP_EXIT           last loop look -> the final check before returning (unstored);
+ *   EXIT_TO_LOOP       final check that saw a change -> the loop look that stores it;
+ *   EXIT_WINDOW        final check -> the earliest entry look of the next interrupt.
  * tests/test_firmware.py measures the resulting errors against edges injected at every phase. */
-#define SNAP_TIMER_OFFSET 2
+#define SNAP_TIMER_OFFSET 7
+#define SNAP_TIMER_OFFSET_ENTRY 1
 #define ENTRY_LATENCY_MIN 4
 #define ENTRY_LATENCY_MAX 8
-#define RESNAP_DELAY 19
-#define RESNAP_AGAIN 15
-#define GAP_ENTRY 23
-#define GAP_ENTRY_RESNAP 19
-#define GAP_FIRST 25
-#define GAP_CHANGE 30
-#define GAP_IDLE 15
-#define GAP_EXIT 16
+#define GAP_ENTRY 15
+#define GAP_SECOND 13
+#define GAP_FIRST 17
+#define GAP_CHANGE 18
+#define GAP_IDLE 10
+#define GAP_EXIT 11
 #define EXIT_TO_LOOP 12
 #define EXIT_WINDOW 22
+/* A loop slot's one timer byte places it after the interrupt's previous stored look: from that
+ * look (an entry's second pass) to the latest look that can be stored next must stay under 256. */
+#if GAP_CHANGE + SAMPLER_ITERATIONS * GAP_IDLE + GAP_EXIT + EXIT_TO_LOOP >= 256 || \
+    GAP_FIRST + SAMPLER_ITERATIONS * GAP_IDLE + GAP_EXIT + EXIT_TO_LOOP >= 256
+#error "a loop slot's timer byte cannot place it"
+#endif
 
 #ifdef __ASSEMBLER__
 
 /* Registers owned by the sampler (never touched by compiled code). */
-#define rD r2       /* PIND snapshot, then the combined state */
-#define rC r3       /* PINC snapshot */
-#define rTL r4      /* Timer1 at the snapshot (movw pair) */
+#define rD r2       /* PIND, then the look's state */
+#define rC r3       /* PINC */
+#define rTL r4      /* Timer1 at the look */
 #define rTH r5
-#define rETL r6     /* the entry snapshot's Timer1 (movw pair) */
+#define rEntries r6 /* counts the interrupt's entries (clock_now reads Timer1 without cli) */
 #define rETH r7
-#define rD2 r8      /* PIND re-read: the snapshot is consistent when it did not change */
-#define rE r9       /* the entry snapshot's state */
-#define rLast r10   /* the state the last stored slot showed */
+#define rD2 r8      /* the entry's first pass, until stored */
+#define rE r9       /* spare */
+#define rLast r10   /* the state of the last look that showed a change (stored or lost) */
 #define rCount r11  /* loop passes left */
 #define rSreg r12
 #define rMaskD r13
@@ -89,7 +97,7 @@ register uint8_t sampler_reserved_r2 asm("r2");
 register uint8_t sampler_reserved_r3 asm("r3");
 register uint8_t sampler_reserved_r4 asm("r4");
 register uint8_t sampler_reserved_r5 asm("r5");
-register uint8_t sampler_reserved_r6 asm("r6");
+register uint8_t sampler_entries asm("r6");
 register uint8_t sampler_reserved_r7 asm("r7");
 register uint8_t sampler_reserved_r8 asm("r8");
 register uint8_t sampler_reserved_r9 asm("r9");
@@ -103,7 +111,6 @@ register uint8_t sampler_mask_c asm("r14");
 register uint8_t sampler_budget asm("r15");
 
 extern volatile uint8_t raw_ring[RAW_SLOTS * RAW_SLOT_SIZE];
-extern volatile uint8_t raw_dropped; /* snapshots lost to a full ring (wraps; main counts deltas) */
 
 /* Set up the pins' interrupts and the sampler's registers; `state` is the buttons now. */
 void sampler_init(uint8_t state);

@@ -5,254 +5,6 @@ __SP_L__ = 0x3d
 __SREG__ = 0x3f
 __tmp_reg__ = 0
 __zero_reg__ = 1
-	.section	.text.apply_state,"ax",@progbits
-	.type	apply_state, @function
-apply_state:
-	push r28
-	push r29
-	in r28,__SP_L__
-	in r29,__SP_H__
-	sbiw r28,16
-	in __tmp_reg__,__SREG__
-	cli
-	out __SP_H__,r29
-	out __SREG__,__tmp_reg__
-	out __SP_L__,r28
-/* prologue: function */
-/* frame size = 16 */
-/* stack size = 18 */
-.L__stack_usage = 18
-	std Y+7,r20
-	std Y+8,r21
-	std Y+9,r22
-	std Y+10,r23
-	lds r25,known_state
-	eor r25,r24
-	sts known_state,r24
-	mov r22,r25
-	ldi r23,0
-	lds r18,buttons_lost
-	std Y+4,r18
-	lds r19,buttons_waiting
-	std Y+3,r19
-	lds r20,dropped
-	lds r21,dropped+1
-	std Y+2,r21
-	std Y+1,r20
-	ldi r26,lo8(button_of_bit)
-	ldi r27,hi8(button_of_bit)
-	ldi r18,0
-	ldi r19,0
-	mov r30,r24
-	ldi r31,0
-	std Y+6,r31
-	std Y+5,r30
-	std Y+16,r23
-	std Y+15,r22
-	rjmp .L9
-.L21:
-	ldi r20,lo8(2)
-.L5:
-	ldi r30,lo8(11)
-	ldd r22,Y+11
-	ldd r23,Y+12
-	mul r30,r22
-	movw r24,r0
-	mul r30,r23
-	add r25,r0
-	clr __zero_reg__
-	subi r24,lo8(-(buttons))
-	sbci r25,hi8(-(buttons))
-	movw r30,r24
-	st Z,r20
-	std Z+2,__zero_reg__
-	ldd r30,Y+13
-	ldd r31,Y+14
-	subi r30,lo8(buttons)
-	sbci r31,hi8(buttons)
-	ldi r20,lo8(-93)
-	ldi r21,lo8(-117)
-	mul r30,r20
-	movw r24,r0
-	mul r30,r21
-	add r25,r0
-	mul r31,r20
-	add r25,r0
-	clr r1
-	ldi r22,lo8(1)
-	ldi r23,0
-	rjmp 2f
-	1:
-	lsl r22
-	rol r23
-	2:
-	dec r24
-	brpl 1b
-	movw r24,r22
-	com r24
-	ldd r23,Y+3
-	and r23,r24
-	std Y+3,r23
-	ldd r24,Y+1
-	ldd r25,Y+2
-	cpi r24,-1
-	ldi r30,-1
-	cpc r25,r30
-	breq .L3
-	adiw r24,1
-	std Y+2,r25
-	std Y+1,r24
-.L3:
-	subi r18,-1
-	sbci r19,-1
-	adiw r26,1
-	cpi r18,8
-	cpc r19,__zero_reg__
-	brne .+2
-	rjmp .L20
-.L9:
-	ldd r24,Y+15
-	ldd r25,Y+16
-	mov r0,r18
-	rjmp 2f
-	1:
-	asr r25
-	ror r24
-	2:
-	dec r0
-	brpl 1b
-	sbrs r24,0
-	rjmp .L3
-	ld r20,X
-	ldi r21,0
-	movw r22,r20
-	subi r22,1
-	sbc r23,__zero_reg__
-	std Y+12,r23
-	std Y+11,r22
-	ldi r24,lo8(11)
-	mul r24,r22
-	movw r30,r0
-	mul r24,r23
-	add r31,r0
-	clr __zero_reg__
-	movw r20,r30
-	subi r20,lo8(-(buttons))
-	sbci r21,hi8(-(buttons))
-	std Y+14,r21
-	std Y+13,r20
-	ldd r24,Y+5
-	ldd r25,Y+6
-	mov r0,r18
-	rjmp 2f
-	1:
-	asr r25
-	ror r24
-	2:
-	dec r0
-	brpl 1b
-	andi r24,1
-	clr r25
-	movw r20,r24
-	ldi r22,1
-	eor r20,r22
-	ldd r23,Y+4
-	ldd r30,Y+13
-	ldd r31,Y+14
-	std Z+1,r20
-	tst r23
-	breq .L4
-	or r24,r25
-	brne .+2
-	rjmp .L21
-	ldi r20,0
-	rjmp .L5
-.L4:
-	ld r20,Z
-	cpse r20,__zero_reg__
-	rjmp .L7
-	or r24,r25
-	brne .L3
-	ldd r24,Z+2
-	cpse r24,__zero_reg__
-	rjmp .L3
-	ldi r20,lo8(1)
-	rjmp .L8
-.L20:
-	ldd r24,Y+3
-	sts buttons_waiting,r24
-	ldd r30,Y+1
-	ldd r31,Y+2
-	sts dropped+1,r31
-	sts dropped,r30
-	sts buttons_lost,__zero_reg__
-/* epilogue start */
-	adiw r28,16
-	in __tmp_reg__,__SREG__
-	cli
-	out __SP_H__,r29
-	out __SREG__,__tmp_reg__
-	out __SP_L__,r28
-	pop r29
-	pop r28
-	ret
-.L7:
-	cpi r20,lo8(2)
-	breq .+2
-	rjmp .L3
-	or r24,r25
-	brne .+2
-	rjmp .L3
-	ldi r20,lo8(3)
-.L8:
-	ldi r30,lo8(11)
-	ldd r22,Y+11
-	ldd r23,Y+12
-	mul r30,r22
-	movw r24,r0
-	mul r30,r23
-	add r25,r0
-	clr __zero_reg__
-	subi r24,lo8(-(buttons))
-	sbci r25,hi8(-(buttons))
-	movw r30,r24
-	st Z,r20
-	ldd r20,Y+7
-	ldd r21,Y+8
-	ldd r22,Y+9
-	ldd r23,Y+10
-	std Z+3,r20
-	std Z+4,r21
-	std Z+5,r22
-	std Z+6,r23
-	ldd r30,Y+13
-	ldd r31,Y+14
-	subi r30,lo8(buttons)
-	sbci r31,hi8(buttons)
-	ldi r20,lo8(-93)
-	ldi r21,lo8(-117)
-	mul r30,r20
-	movw r24,r0
-	mul r30,r21
-	add r25,r0
-	mul r31,r20
-	add r25,r0
-	clr r1
-	ldi r22,lo8(1)
-	ldi r23,0
-	rjmp 2f
-	1:
-	lsl r22
-	rol r23
-	2:
-	dec r24
-	brpl 1b
-	movw r24,r22
-	ldd r23,Y+3
-	or r23,r24
-	std Y+3,r23
-	rjmp .L3
-	.size	apply_state, .-apply_state
 	.section	.text.enqueue,"ax",@progbits
 	.type	enqueue, @function
 enqueue:
@@ -276,7 +28,7 @@ enqueue:
 	lds r25,buttons_queue_tail
 	ldd r22,Y+1
 	cp r22,r25
-	breq .L28
+	breq .L8
 	ldi r25,0
 	lds r22,next_seq
 	lds r23,next_seq+1
@@ -307,7 +59,7 @@ enqueue:
 	std Z+7,r21
 	ldd r25,Y+1
 	sts buttons_queue_head,r25
-.L22:
+.L1:
 /* epilogue start */
 	pop __tmp_reg__
 	pop __tmp_reg__
@@ -315,13 +67,13 @@ enqueue:
 	pop r29
 	pop r28
 	ret
-.L28:
+.L8:
 	lds r24,dropped
 	lds r25,dropped+1
 	cpi r24,-1
 	ldi r23,-1
 	cpc r25,r23
-	breq .L22
+	breq .L1
 	adiw r24,1
 	sts dropped+1,r25
 	sts dropped,r24
@@ -333,780 +85,55 @@ enqueue:
 	pop r28
 	ret
 	.size	enqueue, .-enqueue
-	.section	.text.buttons_take,"ax",@progbits
-.global	buttons_take
-	.type	buttons_take, @function
-buttons_take:
+	.section	.text.catch_up,"ax",@progbits
+	.type	catch_up, @function
+catch_up:
 	push r28
 	push r29
 	in r28,__SP_L__
 	in r29,__SP_H__
-	sbiw r28,36
+	sbiw r28,19
 	in __tmp_reg__,__SREG__
 	cli
 	out __SP_H__,r29
 	out __SREG__,__tmp_reg__
 	out __SP_L__,r28
 /* prologue: function */
-/* frame size = 36 */
-/* stack size = 38 */
-.L__stack_usage = 38
-	std Y+19,r16
-	lds r18,raw_dropped
+/* frame size = 19 */
+/* stack size = 21 */
+.L__stack_usage = 21
+	std Y+10,r25
+	std Y+9,r24
+	std Y+11,r22
 	std Y+1,r18
-	call clock_now
-	std Y+15,r22
-	std Y+16,r23
-	std Y+17,r24
-	std Y+18,r25
-	ldi r19,lo8(1)
-	std Y+26,r19
-	lds r24,buttons_drops_seen
-	ldd r20,Y+1
-	cp r24,r20
-	brne .+2
-	rjmp .L78
-.L30:
-	ldd r21,Y+1
-	sts buttons_drops_seen,r21
-	ldi r22,lo8(8)
-	add r22,r17
-	std Y+1,r22
-	ldd r23,Y+19
-	cp r23,r22
-	brne .+2
-	rjmp .L51
-	ldd r24,Y+15
-	ldd r25,Y+16
-	std Y+21,r25
-	std Y+20,r24
-	rjmp .L50
-.L82:
-	ldi r25,0
-	sbiw r24,1
-	mov __tmp_reg__,r25
-	lsl r0
-	sbc r26,r26
-	sbc r27,r27
-	movw r20,r24
-	movw r22,r26
-	lsl r20
-	rol r21
-	rol r22
-	rol r23
-	add r24,r20
-	adc r25,r21
-	adc r26,r22
-	adc r27,r23
-	movw r20,r24
-	movw r22,r26
-	lsl r20
-	rol r21
-	rol r22
-	rol r23
-	lsl r20
-	rol r21
-	rol r22
-	rol r23
-	add r24,r20
-	adc r25,r21
-	adc r26,r22
-	adc r27,r23
-	ldd r20,Y+3
-	ldd r21,Y+4
-	ldd r22,Y+5
-	ldd r23,Y+6
-	sub r20,r24
-	sbc r21,r25
-	sbc r22,r26
-	sbc r23,r27
-	movw r26,r22
-	movw r24,r20
-	sbiw r24,19
-	sbc r26,__zero_reg__
-	sbc r27,__zero_reg__
-	std Y+7,r24
-	std Y+8,r25
-	std Y+9,r26
-	std Y+10,r27
-.L44:
-	ldd r20,Y+7
-	ldd r21,Y+8
-	ldd r22,Y+9
-	ldd r23,Y+10
-	subi r20,8
-	sbc r21,__zero_reg__
-	sbc r22,__zero_reg__
-	sbc r23,__zero_reg__
-	std Y+11,r20
-	std Y+12,r21
-	std Y+13,r22
-	std Y+14,r23
-	lds r24,have_previous
-	tst r24
-	breq .L45
-	lds r18,previous_kind
-	lds r20,previous_instant
-	lds r21,previous_instant+1
-	lds r22,previous_instant+2
-	lds r23,previous_instant+3
-	cpse r18,__zero_reg__
-	rjmp .L46
-	movw r26,r22
-	movw r24,r20
-	adiw r24,30
-	adc r26,__zero_reg__
-	adc r27,__zero_reg__
-	std Y+29,r24
-	std Y+30,r25
-	std Y+31,r26
-	std Y+32,r27
-	ldi r24,lo8(29)
-	ldi r25,lo8(1)
-	ldi r26,0
-	ldi r27,0
-.L47:
-	ldd r20,Y+29
-	ldd r21,Y+30
-	ldd r22,Y+31
-	ldd r23,Y+32
-	add r24,r20
-	adc r25,r21
-	adc r26,r22
-	adc r27,r23
-	adiw r24,16
-	adc r26,__zero_reg__
-	adc r27,__zero_reg__
-	ldd r20,Y+7
-	ldd r21,Y+8
-	ldd r22,Y+9
-	ldd r23,Y+10
-	subi r20,1
-	sbc r21,__zero_reg__
-	sbc r22,__zero_reg__
-	sbc r23,__zero_reg__
-	sub r20,r24
-	sbc r21,r25
-	sbc r22,r26
-	sbc r23,r27
-	cpi r20,26
-	cpc r21,__zero_reg__
-	cpc r22,__zero_reg__
-	cpc r23,__zero_reg__
-	brsh .L45
-	std Y+11,r24
-	std Y+12,r25
-	std Y+13,r26
-	std Y+14,r27
-.L45:
-	ldd r26,Y+27
-	ldd r27,Y+28
-	ld r18,X
-	ldd r20,Y+7
-	ldd r21,Y+8
-	ldd r22,Y+9
-	ldd r23,Y+10
-	subi r20,3
-	sbc r21,__zero_reg__
-	sbc r22,__zero_reg__
-	sbc r23,__zero_reg__
-	ldd r24,Y+11
-	ldd r25,Y+12
-	ldd r26,Y+13
-	ldd r27,Y+14
-	sub r20,r24
-	sbc r21,r25
-	sbc r22,r26
-	sbc r23,r27
-	lsr r23
-	ror r22
-	ror r21
-	ror r20
-	add r20,r24
-	adc r21,r25
-	adc r22,r26
-	adc r23,r27
-	mov r24,r18
-	call apply_state
-	ldd r25,Y+2
-	cpi r25,lo8(20)
-	brne .+2
-	rjmp .L79
-	ldi r20,lo8(10)
-	ldi r21,0
-	ldi r22,0
-	ldi r23,0
-.L49:
-	ldd r26,Y+27
-	ldd r27,Y+28
-	adiw r26,4
-	ld r18,X
-	ldd r24,Y+3
-	ldd r25,Y+4
-	ldd r26,Y+5
-	ldd r27,Y+6
-	add r20,r24
-	adc r21,r25
-	adc r22,r26
-	adc r23,r27
-	mov r24,r18
-	call apply_state
-.L43:
-	ldi r24,lo8(1)
-	sts have_previous,r24
-	ldd r25,Y+2
-	sts previous_kind,r25
-	ldd r18,Y+3
-	ldd r19,Y+4
-	ldd r20,Y+5
-	ldd r21,Y+6
-	sts previous_instant,r18
-	sts previous_instant+1,r19
-	sts previous_instant+2,r20
-	sts previous_instant+3,r21
-.L35:
-	ldd r26,Y+27
-	ldd r27,Y+28
-	adiw r26,3
-	st X,__zero_reg__
-	ldd r17,Y+1
-	mov r27,r17
-	subi r27,lo8(-(8))
-	std Y+1,r27
-	ldd r30,Y+19
-	cp r30,r27
-	brne .+2
-	rjmp .L51
-.L50:
-	ldd r26,Y+1
-	mov r24,r26
-	ldi r25,0
-	movw r30,r24
-	subi r30,lo8(-(raw_ring))
-	sbci r31,hi8(-(raw_ring))
-	std Y+28,r31
-	std Y+27,r30
-	ldd r18,Z+2
-	ldd r24,Z+1
-	ldi r25,0
-	or r25,r18
-	ldd r18,Y+20
-	ldd r19,Y+21
-	sub r18,r24
-	sbc r19,r25
-	ldd r20,Y+15
-	ldd r21,Y+16
-	ldd r22,Y+17
-	ldd r23,Y+18
-	sub r20,r18
-	sbc r21,r19
-	sbc r22,__zero_reg__
-	sbc r23,__zero_reg__
-	std Y+29,r20
-	std Y+30,r21
-	std Y+31,r22
-	std Y+32,r23
-	ldd r21,Z+3
-	std Y+2,r21
-	cpi r21,lo8(-1)
-	brne .+2
-	rjmp .L80
-	ldd r22,Y+29
-	ldd r23,Y+30
-	ldd r24,Y+31
-	ldd r25,Y+32
-	subi r22,2
-	sbc r23,__zero_reg__
-	sbc r24,__zero_reg__
-	sbc r25,__zero_reg__
-	std Y+3,r22
-	std Y+4,r23
-	std Y+5,r24
-	std Y+6,r25
-	ldd r23,Y+2
-	tst r23
-	breq .L81
-	ldi r24,lo8(20)
-	ldd r25,Y+2
-	sub r24,r25
-	breq .+2
-	rjmp .L82
-	ldd r18,Y+3
-	ldd r19,Y+4
-	ldd r20,Y+5
-	ldd r21,Y+6
-	std Y+7,r18
-	std Y+8,r19
-	std Y+9,r20
-	std Y+10,r21
-	rjmp .L44
-.L81:
-	ldd r24,Y+29
-	ldd r25,Y+30
-	ldd r26,Y+31
-	ldd r27,Y+32
-	sbiw r24,17
-	sbc r26,__zero_reg__
-	sbc r27,__zero_reg__
-	std Y+7,r24
-	std Y+8,r25
-	std Y+9,r26
-	std Y+10,r27
-	lds r24,have_previous
-	tst r24
-	breq .L37
-	lds r18,previous_kind
-	lds r20,previous_instant
-	lds r21,previous_instant+1
-	lds r22,previous_instant+2
-	lds r23,previous_instant+3
-	std Y+22,r20
-	std Y+23,r21
-	std Y+24,r22
-	std Y+25,r23
-	cpse r18,__zero_reg__
-	rjmp .L38
-	subi r20,-30
-	sbci r21,-1
-	sbci r22,-1
-	sbci r23,-1
-	ldd r24,Y+3
-	ldd r25,Y+4
-	ldd r26,Y+5
-	ldd r27,Y+6
-	cp r24,r20
-	cpc r25,r21
-	cpc r26,r22
-	cpc r27,r23
-	brne .+2
-	rjmp .L83
-	ldd r18,Y+22
-	ldd r19,Y+23
-	ldd r20,Y+24
-	ldd r21,Y+25
-	subi r18,-59
-	sbci r19,-2
-	sbci r20,-1
-	sbci r21,-1
-	std Y+22,r18
-	std Y+23,r19
-	std Y+24,r20
-	std Y+25,r21
-.L42:
-	ldd r20,Y+22
-	ldd r21,Y+23
-	ldd r22,Y+24
-	ldd r23,Y+25
-	subi r20,-28
-	sbci r21,-1
-	sbci r22,-1
-	sbci r23,-1
-	ldd r24,Y+3
-	ldd r25,Y+4
-	ldd r26,Y+5
-	ldd r27,Y+6
-	cp r24,r20
-	cpc r25,r21
-	cpc r26,r22
-	cpc r27,r23
-	brne .+2
-	rjmp .L84
-.L37:
-	ldd r26,Y+27
-	ldd r27,Y+28
-	ld r18,X
-	ldd r20,Y+29
-	ldd r21,Y+30
-	ldd r22,Y+31
-	ldd r23,Y+32
-	subi r20,1
-	sbc r21,__zero_reg__
-	sbc r22,__zero_reg__
-	sbc r23,__zero_reg__
-	ldd r24,Y+7
-	ldd r25,Y+8
-	ldd r26,Y+9
-	ldd r27,Y+10
-	sub r20,r24
-	sbc r21,r25
-	sbc r22,r26
-	sbc r23,r27
-	lsr r23
-	ror r22
-	ror r21
-	ror r20
-	add r20,r24
-	adc r21,r25
-	adc r22,r26
-	adc r23,r27
-	mov r24,r18
-	call apply_state
-	rjmp .L43
-.L46:
-	cpi r18,lo8(20)
-	brne .+2
-	rjmp .L85
-	ldi r24,lo8(19)
-	ldi r25,0
-	ldi r26,0
-	ldi r27,0
-	std Y+29,r24
-	std Y+30,r25
-	std Y+31,r26
-	std Y+32,r27
-.L48:
-	movw r26,r22
-	movw r24,r20
-	adiw r24,25
-	adc r26,__zero_reg__
-	adc r27,__zero_reg__
-	ldd r20,Y+29
-	ldd r21,Y+30
-	ldd r22,Y+31
-	ldd r23,Y+32
-	add r24,r20
-	adc r25,r21
-	adc r26,r22
-	adc r27,r23
-	std Y+29,r24
-	std Y+30,r25
-	std Y+31,r26
-	std Y+32,r27
-	mov r24,r18
-	ldi r25,0
-	sbiw r24,1
-	movw r20,r24
-	lsl r25
-	sbc r22,r22
-	sbc r23,r23
-	movw r26,r22
-	movw r24,r20
-	lsl r24
-	rol r25
-	rol r26
-	rol r27
-	add r24,r20
-	adc r25,r21
-	adc r26,r22
-	adc r27,r23
-	std Y+33,r24
-	std Y+34,r25
-	std Y+35,r26
-	std Y+36,r27
-	lsl r24
-	rol r25
-	rol r26
-	rol r27
-	lsl r24
-	rol r25
-	rol r26
-	rol r27
-	movw r18,r24
-	movw r20,r26
-	ldd r24,Y+33
-	ldd r25,Y+34
-	ldd r26,Y+35
-	ldd r27,Y+36
-	add r24,r18
-	adc r25,r19
-	adc r26,r20
-	adc r27,r21
-	rjmp .L47
-.L79:
-	ldi r20,lo8(12)
-	ldi r21,0
-	ldi r22,0
-	ldi r23,0
-	rjmp .L49
-.L51:
-	lds r24,buttons_lost
-	tst r24
-	breq .L33
-	call sampler_read
-	ldd r20,Y+15
-	ldd r21,Y+16
-	ldd r22,Y+17
-	ldd r23,Y+18
-	call apply_state
-.L33:
-	ldd r31,Y+26
-	sts buttons_lost,r31
-/* epilogue start */
-	adiw r28,36
-	in __tmp_reg__,__SREG__
-	cli
-	out __SP_H__,r29
-	out __SREG__,__tmp_reg__
-	out __SP_L__,r28
-	pop r29
-	pop r28
-	ret
-.L80:
-	ld r24,Z
-	ldd r20,Y+29
-	ldd r21,Y+30
-	ldd r22,Y+31
-	ldd r23,Y+32
-	call apply_state
-	rjmp .L35
-.L38:
-	cpi r18,lo8(20)
-	brne .+2
-	rjmp .L86
-	ldd r20,Y+22
-	ldd r21,Y+23
-	ldd r22,Y+24
-	ldd r23,Y+25
-	subi r20,-44
-	sbci r21,-1
-	sbci r22,-1
-	sbci r23,-1
-	std Y+11,r20
-	std Y+12,r21
-	std Y+13,r22
-	std Y+14,r23
-	ldd r24,Y+3
-	ldd r25,Y+4
-	ldd r26,Y+5
-	ldd r27,Y+6
-	cp r24,r20
-	cpc r25,r21
-	cpc r26,r22
-	cpc r27,r23
-	brne .+2
-	rjmp .L87
-.L53:
-	mov r24,r18
-	ldi r25,0
-	sbiw r24,1
-	mov __tmp_reg__,r25
-	lsl r0
-	sbc r26,r26
-	sbc r27,r27
-	movw r18,r24
-	movw r20,r26
-	lsl r18
-	rol r19
-	rol r20
-	rol r21
-	add r24,r18
-	adc r25,r19
-	adc r26,r20
-	adc r27,r21
-	movw r20,r24
-	movw r22,r26
-	lsl r20
-	rol r21
-	rol r22
-	rol r23
-	lsl r20
-	rol r21
-	rol r22
-	rol r23
-	add r24,r20
-	adc r25,r21
-	adc r26,r22
-	adc r27,r23
-	ldd r18,Y+11
-	ldd r19,Y+12
-	ldd r20,Y+13
-	ldd r21,Y+14
-	add r18,r24
-	adc r19,r25
-	adc r20,r26
-	adc r21,r27
-	std Y+22,r18
-	std Y+23,r19
-	std Y+24,r20
-	std Y+25,r21
-	rjmp .L42
-.L85:
-	ldi r24,lo8(23)
-	ldi r25,0
-	ldi r26,0
-	ldi r27,0
-	std Y+29,r24
-	std Y+30,r25
-	std Y+31,r26
-	std Y+32,r27
-	rjmp .L48
-.L84:
-	ldd r20,Y+22
-	ldd r21,Y+23
-	ldd r22,Y+24
-	ldd r23,Y+25
-	std Y+7,r20
-	std Y+8,r21
-	std Y+9,r22
-	std Y+10,r23
-	rjmp .L37
-.L78:
-	std Y+26,__zero_reg__
-	rjmp .L30
-.L86:
-	ldd r20,Y+22
-	ldd r21,Y+23
-	ldd r22,Y+24
-	ldd r23,Y+25
-	subi r20,-48
-	sbci r21,-1
-	sbci r22,-1
-	sbci r23,-1
-	std Y+11,r20
-	std Y+12,r21
-	std Y+13,r22
-	std Y+14,r23
-	ldd r24,Y+3
-	ldd r25,Y+4
-	ldd r26,Y+5
-	ldd r27,Y+6
-	cp r24,r20
-	cpc r25,r21
-	cpc r26,r22
-	cpc r27,r23
-	breq .+2
-	rjmp .L53
-	ldi r20,lo8(23)
-	ldi r21,0
-	ldi r22,0
-	ldi r23,0
-	rjmp .L52
-.L83:
-	ldd r18,Y+22
-	ldd r19,Y+23
-	ldd r20,Y+24
-	ldd r21,Y+25
-	std Y+7,r18
-	std Y+8,r19
-	std Y+9,r20
-	std Y+10,r21
-	rjmp .L37
-.L87:
-	ldi r20,lo8(19)
-	ldi r21,0
-	ldi r22,0
-	ldi r23,0
-.L52:
-	ldd r24,Y+22
-	ldd r25,Y+23
-	ldd r26,Y+24
-	ldd r27,Y+25
-	add r24,r20
-	adc r25,r21
-	adc r26,r22
-	adc r27,r23
-	std Y+7,r24
-	std Y+8,r25
-	std Y+9,r26
-	std Y+10,r27
-	rjmp .L37
-	.size	buttons_take, .-buttons_take
-	.section	.text.buttons_confirm,"ax",@progbits
-.global	buttons_confirm
-	.type	buttons_confirm, @function
-buttons_confirm:
-	push r28
-	push r29
-	in r28,__SP_L__
-	in r29,__SP_H__
-	sbiw r28,20
-	in __tmp_reg__,__SREG__
-	cli
-	out __SP_H__,r29
-	out __SREG__,__tmp_reg__
-	out __SP_L__,r28
-/* prologue: function */
-/* frame size = 20 */
-/* stack size = 22 */
-.L__stack_usage = 22
-	lds r30,buttons_waiting
-	tst r30
-	brne .+2
-	rjmp .L88
-	std Y+3,r22
-	std Y+4,r23
-	std Y+5,r24
-	std Y+6,r25
-	ldi r18,lo8(buttons)
-	ldi r19,hi8(buttons)
-	std Y+8,r19
-	std Y+7,r18
-	ldi r19,lo8(1)
 	std Y+2,r19
-	ldi r20,lo8(1)
-	std Y+1,r20
-	ldi r24,lo8(buttons)
-	ldi r25,hi8(buttons)
-	std Y+12,r25
-	std Y+11,r24
-	rjmp .L103
-.L131:
-	cpi r24,lo8(3)
+	std Y+3,r20
+	std Y+4,r21
+	movw r26,r24
+	ld r25,X
+	cpi r25,lo8(1)
+	breq .L10
+	cpi r25,lo8(3)
 	brne .+2
-	rjmp .L130
-.L95:
-	ldd r26,Y+11
-	ldd r27,Y+12
-	adiw r26,2
-	ld r24,X
-	sbiw r26,2
-	cpse r24,__zero_reg__
-	rjmp .L91
-	ld r24,X
-	andi r24,lo8(-3)
-	brne .L91
-.L100:
-	ldd r24,Y+1
-	com r24
-	and r30,r24
-	sts buttons_waiting,r30
-.L91:
-	ldd r27,Y+1
-	lsl r27
-	std Y+1,r27
-	cp r30,r27
-	brsh .+2
-	rjmp .L88
-	ldd r31,Y+2
-	subi r31,lo8(-(1))
-	std Y+2,r31
-	ldd r18,Y+11
-	ldd r19,Y+12
-	subi r18,-11
-	sbci r19,-1
-	std Y+12,r19
-	std Y+11,r18
-	subi r18,lo8(buttons+88)
-	sbci r19,hi8(buttons+88)
-	brne .+2
-	rjmp .L88
-.L103:
-	ldd r24,Y+1
-	and r24,r30
-	breq .L91
-	ldd r26,Y+11
-	ldd r27,Y+12
-	adiw r26,2
-	ld r24,X
-	sbiw r26,2
+	rjmp .L29
+.L12:
+	ldd r30,Y+9
+	ldd r31,Y+10
+	ldd r24,Z+2
 	tst r24
-	breq .L92
-	adiw r26,7
-	ld r20,X+
-	ld r21,X+
-	ld r22,X+
-	ld r23,X
-	sbiw r26,7+3
-	ldd r24,Y+3
-	ldd r25,Y+4
-	ldd r26,Y+5
-	ldd r27,Y+6
-	sub r24,r20
-	sbc r25,r21
-	sbc r26,r22
-	sbc r27,r23
-	movw r20,r24
-	movw r22,r26
+	breq .L9
+	ldd r24,Z+7
+	ldd r25,Z+8
+	ldd r26,Z+9
+	ldd r27,Z+10
+	ldd r20,Y+1
+	ldd r21,Y+2
+	ldd r22,Y+3
+	ldd r23,Y+4
+	sub r20,r24
+	sbc r21,r25
+	sbc r22,r26
+	sbc r23,r27
 	lds r24,mask_ticks
 	lds r25,mask_ticks+1
 	lds r26,mask_ticks+2
@@ -1115,34 +142,90 @@ buttons_confirm:
 	cpc r21,r25
 	cpc r22,r26
 	cpc r23,r27
-	brlo .L92
-	ldd r26,Y+11
-	ldd r27,Y+12
-	adiw r26,2
+	brlt .L9
+	std Z+2,__zero_reg__
+.L9:
+/* epilogue start */
+	adiw r28,19
+	in __tmp_reg__,__SREG__
+	cli
+	out __SP_H__,r29
+	out __SREG__,__tmp_reg__
+	out __SP_L__,r28
+	pop r29
+	pop r28
+	ret
+.L10:
+	ldd r26,Y+9
+	ldd r27,Y+10
+	adiw r26,3
+	ld r24,X+
+	ld r25,X+
+	ld __tmp_reg__,X+
+	ld r27,X
+	mov r26,__tmp_reg__
+	std Y+5,r24
+	std Y+6,r25
+	std Y+7,r26
+	std Y+8,r27
+	ldd r24,Y+1
+	ldd r25,Y+2
+	ldd r26,Y+3
+	ldd r27,Y+4
+	ldd r18,Y+5
+	ldd r19,Y+6
+	ldd r20,Y+7
+	ldd r21,Y+8
+	sub r24,r18
+	sbc r25,r19
+	sbc r26,r20
+	sbc r27,r21
+	lds r20,confirm_ticks
+	lds r21,confirm_ticks+1
+	lds r22,confirm_ticks+2
+	lds r23,confirm_ticks+3
+	cp r24,r20
+	cpc r25,r21
+	cpc r26,r22
+	cpc r27,r23
+	brge .+2
+	rjmp .L12
+	ldd r30,Y+9
+	ldd r31,Y+10
+	ldd r24,Z+1
+	cpse r24,__zero_reg__
+	rjmp .L30
+	ldd r26,Y+9
+	ldd r27,Y+10
 	st X,__zero_reg__
-.L92:
-	ldd r26,Y+11
-	ldd r27,Y+12
-	ld r24,X
-	cpi r24,lo8(1)
-	breq .+2
-	rjmp .L131
-	ldd r26,Y+11
-	ldd r27,Y+12
+	lds r24,noise
+	lds r25,noise+1
+	cpi r24,-1
+	ldi r27,-1
+	cpc r25,r27
+	brne .+2
+	rjmp .L12
+	adiw r24,1
+	sts noise+1,r25
+	sts noise,r24
+	rjmp .L12
+.L29:
+	ldd r26,Y+9
+	ldd r27,Y+10
 	adiw r26,3
 	ld r18,X+
 	ld r19,X+
 	ld r20,X+
 	ld r21,X
 	sbiw r26,3+3
-	std Y+17,r18
-	std Y+18,r19
-	std Y+19,r20
-	std Y+20,r21
-	ldd r24,Y+3
-	ldd r25,Y+4
-	ldd r26,Y+5
-	ldd r27,Y+6
+	std Y+16,r18
+	std Y+17,r19
+	std Y+18,r20
+	std Y+19,r21
+	ldd r24,Y+1
+	ldd r25,Y+2
+	ldd r26,Y+3
+	ldd r27,Y+4
 	sub r24,r18
 	sbc r25,r19
 	sbc r26,r20
@@ -1155,39 +238,194 @@ buttons_confirm:
 	cpc r25,r19
 	cpc r26,r20
 	cpc r27,r21
-	brsh .+2
-	rjmp .L91
-	ldd r26,Y+11
-	ldd r27,Y+12
+	brge .+2
+	rjmp .L12
+	ldd r30,Y+9
+	ldd r31,Y+10
+	ldd r24,Z+1
+	tst r24
+	breq .L31
+	ldi r24,lo8(2)
+	ldd r26,Y+9
+	ldd r27,Y+10
+	st X,r24
+	rjmp .L12
+.L31:
+	st Z,__zero_reg__
+	ldd r18,Y+16
+	ldd r19,Y+17
+	ldd r20,Y+18
+	ldd r21,Y+19
+	ldi r22,0
+	ldd r24,Y+11
+	subi r24,lo8(-(1))
+	call enqueue
+	rjmp .L12
+.L30:
+	ldi r24,lo8(2)
+	st Z,r24
+	ldd r18,Y+5
+	ldd r19,Y+6
+	ldd r20,Y+7
+	ldd r21,Y+8
+	std Z+7,r18
+	std Z+8,r19
+	std Z+9,r20
+	std Z+10,r21
+	ldi r24,lo8(1)
+	lds r20,mask_ticks
+	lds r21,mask_ticks+1
+	lds r22,mask_ticks+2
+	lds r23,mask_ticks+3
+	or r20,r21
+	or r20,r22
+	or r20,r23
+	brne .L14
+	ldi r24,0
+.L14:
+	ldd r30,Y+9
+	ldd r31,Y+10
+	std Z+2,r24
+	ldd r18,Y+5
+	ldd r19,Y+6
+	ldd r20,Y+7
+	ldd r21,Y+8
+	ldi r22,lo8(1)
+	ldd r24,Y+11
+	subi r24,lo8(-(1))
+	call enqueue
+	rjmp .L12
+	.size	catch_up, .-catch_up
+	.section	.text.edge_seen,"ax",@progbits
+	.type	edge_seen, @function
+edge_seen:
+	push r28
+	push r29
+	in r28,__SP_L__
+	in r29,__SP_H__
+	sbiw r28,13
+	in __tmp_reg__,__SREG__
+	cli
+	out __SP_H__,r29
+	out __SREG__,__tmp_reg__
+	out __SP_L__,r28
+/* prologue: function */
+/* frame size = 13 */
+/* stack size = 15 */
+.L__stack_usage = 15
+	std Y+9,r25
+	std Y+8,r24
+	std Y+1,r22
+	std Y+2,r18
+	std Y+3,r19
+	std Y+4,r20
+	std Y+5,r21
+	movw r18,r24
+	subi r18,lo8(buttons)
+	sbci r19,hi8(buttons)
+	ldi r24,lo8(-93)
+	ldi r25,lo8(-117)
+	mul r18,r24
+	movw r20,r0
+	mul r18,r25
+	add r21,r0
+	mul r19,r24
+	add r21,r0
+	clr r1
+	std Y+7,r21
+	std Y+6,r20
+	ldd r18,Y+2
+	ldd r19,Y+3
+	ldd r20,Y+4
+	ldd r21,Y+5
+	ldd r22,Y+6
+	ldd r24,Y+8
+	ldd r25,Y+9
+	call catch_up
+	ldd r30,Y+1
+	ldd r26,Y+8
+	ldd r27,Y+9
 	adiw r26,1
-	ld r24,X
+	st X,r30
 	sbiw r26,1
+	ld r24,X
 	cpse r24,__zero_reg__
-	rjmp .L132
-	ldd r26,Y+11
-	ldd r27,Y+12
-	st X,__zero_reg__
-	lds r24,noise
-	lds r25,noise+1
-	cpi r24,-1
-	ldi r27,-1
-	cpc r25,r27
-	breq .L98
-	adiw r24,1
-	sts noise+1,r25
-	sts noise,r24
-.L98:
-	ldd r26,Y+11
-	ldd r27,Y+12
+	rjmp .L33
+	tst r30
+	brne .+2
+	rjmp .L32
 	adiw r26,2
 	ld r24,X
-	tst r24
-	brne .+2
-	rjmp .L100
-	rjmp .L91
-.L88:
+	cpse r24,__zero_reg__
+	rjmp .L32
+	ldi r24,lo8(1)
+	rjmp .L35
+.L33:
+	cpi r24,lo8(2)
+	breq .+2
+	rjmp .L32
+	ldd r31,Y+1
+	cpse r31,__zero_reg__
+	rjmp .L32
+	ldi r24,lo8(3)
+.L35:
+	ldd r26,Y+8
+	ldd r27,Y+9
+	st X,r24
+	ldd r20,Y+2
+	ldd r21,Y+3
+	ldd r22,Y+4
+	ldd r23,Y+5
+	adiw r26,3
+	st X+,r20
+	st X+,r21
+	st X+,r22
+	st X,r23
+	sbiw r26,3+3
+	lds r20,confirm_ticks
+	lds r21,confirm_ticks+1
+	lds r22,confirm_ticks+2
+	lds r23,confirm_ticks+3
+	ldd r24,Y+2
+	ldd r25,Y+3
+	ldd r26,Y+4
+	ldd r27,Y+5
+	add r24,r20
+	adc r25,r21
+	adc r26,r22
+	adc r27,r23
+	std Y+10,r24
+	std Y+11,r25
+	std Y+12,r26
+	std Y+13,r27
+	lds r18,buttons_waiting
+	cpse r18,__zero_reg__
+	rjmp .L45
+.L36:
+	ldd r22,Y+10
+	ldd r23,Y+11
+	ldd r24,Y+12
+	ldd r25,Y+13
+	sts next_due,r22
+	sts next_due+1,r23
+	sts next_due+2,r24
+	sts next_due+3,r25
+.L37:
+	ldi r24,lo8(1)
+	ldi r25,0
+	ldd r0,Y+6
+	rjmp 2f
+	1:
+	lsl r24
+	rol r25
+	2:
+	dec r0
+	brpl 1b
+	or r24,r18
+	sts buttons_waiting,r24
+.L32:
 /* epilogue start */
-	adiw r28,20
+	adiw r28,13
 	in __tmp_reg__,__SREG__
 	cli
 	out __SP_H__,r29
@@ -1196,103 +434,1053 @@ buttons_confirm:
 	pop r29
 	pop r28
 	ret
-.L130:
-	ldd r26,Y+11
-	ldd r27,Y+12
-	adiw r26,3
-	ld r24,X+
-	ld r25,X+
-	ld __tmp_reg__,X+
-	ld r27,X
-	mov r26,__tmp_reg__
-	std Y+17,r24
-	std Y+18,r25
-	std Y+19,r26
-	std Y+20,r27
+.L45:
+	lds r20,next_due
+	lds r21,next_due+1
+	lds r22,next_due+2
+	lds r23,next_due+3
+	sub r24,r20
+	sbc r25,r21
+	sbc r26,r22
+	sbc r27,r23
+	sbrs r27,7
+	rjmp .L37
+	rjmp .L36
+	.size	edge_seen, .-edge_seen
+	.section	.text.apply_state,"ax",@progbits
+	.type	apply_state, @function
+apply_state:
+	push r28
+	push r29
+	in r28,__SP_L__
+	in r29,__SP_H__
+	sbiw r28,9
+	in __tmp_reg__,__SREG__
+	cli
+	out __SP_H__,r29
+	out __SREG__,__tmp_reg__
+	out __SP_L__,r28
+/* prologue: function */
+/* frame size = 9 */
+/* stack size = 11 */
+.L__stack_usage = 11
+	std Y+3,r24
+	std Y+4,r20
+	std Y+5,r21
+	std Y+6,r22
+	std Y+7,r23
+	lds r24,known_state
 	ldd r18,Y+3
-	ldd r19,Y+4
-	ldd r20,Y+5
-	ldd r21,Y+6
+	eor r24,r18
+	sts known_state,r18
+	mov r18,r24
+	ldi r19,0
+	std Y+2,r19
+	std Y+1,r18
+	std Y+9,__zero_reg__
+	std Y+8,__zero_reg__
+	rjmp .L48
+.L47:
+	ldd r18,Y+8
+	ldd r19,Y+9
+	subi r18,-1
+	sbci r19,-1
+	std Y+9,r19
+	std Y+8,r18
+	cpi r18,8
+	cpc r19,__zero_reg__
+	breq .L53
+.L48:
+	ldd r24,Y+1
+	ldd r25,Y+2
+	ldd r0,Y+8
+	rjmp 2f
+	1:
+	asr r25
+	ror r24
+	2:
+	dec r0
+	brpl 1b
+	sbrs r24,0
+	rjmp .L47
+	ldd r19,Y+3
+	mov r22,r19
+	ldi r23,0
+	ldd r0,Y+8
+	rjmp 2f
+	1:
+	asr r23
+	ror r22
+	2:
+	dec r0
+	brpl 1b
+	andi r22,1
+	clr r23
+	ldi r24,1
+	eor r22,r24
+	ldd r30,Y+8
+	ldd r31,Y+9
+	subi r30,lo8(-(button_of_bit))
+	sbci r31,hi8(-(button_of_bit))
+	ld r18,Z
+	ldi r19,0
+	subi r18,1
+	sbc r19,__zero_reg__
+	ldi r20,lo8(11)
+	mul r20,r18
+	movw r24,r0
+	mul r20,r19
+	add r25,r0
+	clr __zero_reg__
+	ldd r18,Y+4
+	ldd r19,Y+5
+	ldd r20,Y+6
+	ldd r21,Y+7
+	subi r24,lo8(-(buttons))
+	sbci r25,hi8(-(buttons))
+	call edge_seen
+	rjmp .L47
+.L53:
+/* epilogue start */
+	adiw r28,9
+	in __tmp_reg__,__SREG__
+	cli
+	out __SP_H__,r29
+	out __SREG__,__tmp_reg__
+	out __SP_L__,r28
+	pop r29
+	pop r28
+	ret
+	.size	apply_state, .-apply_state
+	.section	.text.apply_unseen,"ax",@progbits
+	.type	apply_unseen, @function
+apply_unseen:
+	push r28
+	push r29
+	in r28,__SP_L__
+	in r29,__SP_H__
+	sbiw r28,9
+	in __tmp_reg__,__SREG__
+	cli
+	out __SP_H__,r29
+	out __SREG__,__tmp_reg__
+	out __SP_L__,r28
+/* prologue: function */
+/* frame size = 9 */
+/* stack size = 11 */
+.L__stack_usage = 11
+	std Y+3,r24
+	std Y+4,r20
+	std Y+5,r21
+	std Y+6,r22
+	std Y+7,r23
+	lds r24,known_state
+	ldd r18,Y+3
+	eor r24,r18
+	sts known_state,r18
+	mov r18,r24
+	ldi r19,0
+	std Y+2,r19
+	std Y+1,r18
+	std Y+9,__zero_reg__
+	std Y+8,__zero_reg__
+	rjmp .L63
+.L80:
+	or r24,r25
+	brne .+2
+	rjmp .L57
+	std Z+1,r22
+	ldi r21,0
+.L61:
+	cpi r20,2
+	cpc r21,__zero_reg__
+	brne .+2
+	rjmp .L78
+.L56:
+	ldd r24,Y+8
+	ldd r25,Y+9
+	adiw r24,1
+	std Y+9,r25
+	std Y+8,r24
+	sbiw r24,8
+	brne .+2
+	rjmp .L79
+.L63:
+	ldd r24,Y+1
+	ldd r25,Y+2
+	ldd r0,Y+8
+	rjmp 2f
+	1:
+	asr r25
+	ror r24
+	2:
+	dec r0
+	brpl 1b
+	sbrs r24,0
+	rjmp .L56
+	ldd r30,Y+8
+	ldd r31,Y+9
+	subi r30,lo8(-(button_of_bit))
+	sbci r31,hi8(-(button_of_bit))
+	ld r18,Z
+	ldi r19,0
+	subi r18,1
+	sbc r19,__zero_reg__
+	ldd r20,Y+3
+	mov r24,r20
+	ldi r25,0
+	ldd r0,Y+8
+	rjmp 2f
+	1:
+	asr r25
+	ror r24
+	2:
+	dec r0
+	brpl 1b
+	andi r24,1
+	clr r25
+	movw r22,r24
+	ldi r20,1
+	eor r22,r20
+	ldi r20,lo8(11)
+	mul r20,r18
+	movw r30,r0
+	mul r20,r19
+	add r31,r0
+	clr __zero_reg__
+	subi r30,lo8(-(buttons))
+	sbci r31,hi8(-(buttons))
+	ld r20,Z
+	mov r21,r20
+	andi r21,lo8(-3)
+	cpi r21,lo8(1)
+	breq .L57
+	ldd r21,Z+2
+	cpse r21,__zero_reg__
+	rjmp .L80
+	std Z+1,r22
+	ldi r21,0
+	or r24,r25
+	breq .+2
+	rjmp .L61
+	or r20,r21
+	breq .+2
+	rjmp .L56
+	ldi r24,lo8(2)
+.L64:
+	ldi r25,lo8(11)
+	mul r25,r18
+	movw r30,r0
+	mul r25,r19
+	add r31,r0
+	clr __zero_reg__
+	subi r30,lo8(-(buttons))
+	sbci r31,hi8(-(buttons))
+	st Z,r24
+	lds r24,dropped
+	lds r25,dropped+1
+	cpi r24,-1
+	ldi r18,-1
+	cpc r25,r18
+	brne .+2
+	rjmp .L56
+	adiw r24,1
+	sts dropped+1,r25
+	sts dropped,r24
+	ldd r24,Y+8
+	ldd r25,Y+9
+	adiw r24,1
+	std Y+9,r25
+	std Y+8,r24
+	sbiw r24,8
+	breq .+2
+	rjmp .L63
+.L79:
+/* epilogue start */
+	adiw r28,9
+	in __tmp_reg__,__SREG__
+	cli
+	out __SP_H__,r29
+	out __SREG__,__tmp_reg__
+	out __SP_L__,r28
+	pop r29
+	pop r28
+	ret
+.L57:
+	ldi r20,lo8(11)
+	mul r20,r18
+	movw r24,r0
+	mul r20,r19
+	add r25,r0
+	clr __zero_reg__
+	ldd r18,Y+4
+	ldd r19,Y+5
+	ldd r20,Y+6
+	ldd r21,Y+7
+	subi r24,lo8(-(buttons))
+	sbci r25,hi8(-(buttons))
+	call edge_seen
+	rjmp .L56
+.L78:
+	ldi r24,0
+	rjmp .L64
+	.size	apply_unseen, .-apply_unseen
+	.section	.text.buttons_take,"ax",@progbits
+.global	buttons_take
+	.type	buttons_take, @function
+buttons_take:
+	push r28
+	push r29
+	in r28,__SP_L__
+	in r29,__SP_H__
+	sbiw r28,35
+	in __tmp_reg__,__SREG__
+	cli
+	out __SP_H__,r29
+	out __SREG__,__tmp_reg__
+	out __SP_L__,r28
+/* prologue: function */
+/* frame size = 35 */
+/* stack size = 37 */
+.L__stack_usage = 37
+	std Y+15,r16
+	call clock_now
+	std Y+11,r22
+	std Y+12,r23
+	std Y+13,r24
+	std Y+14,r25
+	subi r22,64
+	sbc r23,__zero_reg__
+	sbc r24,__zero_reg__
+	sbc r25,__zero_reg__
+	std Y+22,r22
+	std Y+23,r23
+	std Y+24,r24
+	std Y+25,r25
+	sts decoded_until,r22
+	sts decoded_until+1,r23
+	sts decoded_until+2,r24
+	sts decoded_until+3,r25
+	ldi r18,lo8(8)
+	add r18,r17
+	std Y+1,r18
+	ldd r19,Y+15
+	cp r19,r18
+	brne .+2
+	rjmp .L96
+	ldd r20,Y+11
+	ldd r21,Y+12
+	std Y+17,r21
+	std Y+16,r20
+	rjmp .L95
+.L87:
+	lds r24,previous_kind
+	cpi r24,lo8(20)
+	brne .+2
+	rjmp .L111
+	lds r22,previous_instant
+	lds r23,previous_instant+1
+	lds r24,previous_instant+2
+	lds r25,previous_instant+3
+	std Y+18,r22
+	std Y+19,r23
+	std Y+20,r24
+	std Y+21,r25
+	ldd r26,Y+26
+	ldd r27,Y+27
+	adiw r26,1
+	ld r18,X
+	subi r18,lo8(-(-7))
+	sub r18,r22
+	movw r20,r22
+	movw r22,r24
+	add r20,r18
+	adc r21,__zero_reg__
+	adc r22,__zero_reg__
+	adc r23,__zero_reg__
+	std Y+6,r20
+	std Y+7,r21
+	std Y+8,r22
+	std Y+9,r23
+	subi r20,10
+	sbc r21,__zero_reg__
+	sbc r22,__zero_reg__
+	sbc r23,__zero_reg__
+	std Y+2,r20
+	std Y+3,r21
+	std Y+4,r22
+	std Y+5,r23
+	lds r18,have_previous
+	tst r18
+	breq .L94
+	ldd r18,Y+18
+	ldd r19,Y+19
+	ldd r20,Y+20
+	ldd r21,Y+21
+	subi r18,-18
+	sbci r19,-1
+	sbci r20,-1
+	sbci r21,-1
+	std Y+28,r18
+	std Y+29,r19
+	std Y+30,r20
+	std Y+31,r21
+	ldd r22,Y+6
+	ldd r23,Y+7
+	ldd r24,Y+8
+	ldd r25,Y+9
+	cp r18,r22
+	cpc r19,r23
+	cpc r20,r24
+	cpc r21,r25
+	brne .+2
+	rjmp .L105
+	ldd r24,Y+18
+	ldd r25,Y+19
+	ldd r26,Y+20
+	ldd r27,Y+21
+	subi r24,38
+	sbci r25,-1
+	sbci r26,-1
+	sbci r27,-1
+	std Y+18,r24
+	std Y+19,r25
+	std Y+20,r26
+	std Y+21,r27
+.L99:
+	ldd r20,Y+28
+	ldd r21,Y+29
+	ldd r22,Y+30
+	ldd r23,Y+31
+	subi r20,33
+	sbci r21,-1
+	sbci r22,-1
+	sbci r23,-1
+	ldd r24,Y+6
+	ldd r25,Y+7
+	ldd r26,Y+8
+	ldd r27,Y+9
+	cp r20,r24
+	cpc r21,r25
+	cpc r22,r26
+	cpc r23,r27
+	brne .+2
+	rjmp .L109
+.L94:
+	ldd r26,Y+26
+	ldd r27,Y+27
+	ld r18,X
+	ldd r20,Y+6
+	ldd r21,Y+7
+	ldd r22,Y+8
+	ldd r23,Y+9
+	subi r20,-1
+	sbci r21,-1
+	sbci r22,-1
+	sbci r23,-1
+	ldd r24,Y+2
+	ldd r25,Y+3
+	ldd r26,Y+4
+	ldd r27,Y+5
+	sub r20,r24
+	sbc r21,r25
+	sbc r22,r26
+	sbc r23,r27
+	lsr r23
+	ror r22
+	ror r21
+	ror r20
+	add r20,r24
+	adc r21,r25
+	adc r22,r26
+	adc r23,r27
+	mov r24,r18
+	call apply_state
+	ldd r26,Y+26
+	ldd r27,Y+27
+	ld r24,X
+	sts buttons_view,r24
+.L91:
+	ldi r24,lo8(1)
+	sts have_previous,r24
+	ldd r27,Y+10
+	sts previous_kind,r27
+	ldd r18,Y+6
+	ldd r19,Y+7
+	ldd r20,Y+8
+	ldd r21,Y+9
+	sts previous_instant,r18
+	sts previous_instant+1,r19
+	sts previous_instant+2,r20
+	sts previous_instant+3,r21
+.L86:
+	ldd r26,Y+26
+	ldd r27,Y+27
+	adiw r26,3
+	st X,__zero_reg__
+	ldd r17,Y+1
+	mov r27,r17
+	subi r27,lo8(-(8))
+	std Y+1,r27
+	ldd r30,Y+15
+	cp r30,r27
+	brne .+2
+	rjmp .L96
+.L95:
+	ldd r21,Y+1
+	mov r24,r21
+	ldi r25,0
+	movw r22,r24
+	subi r22,lo8(-(raw_ring))
+	sbci r23,hi8(-(raw_ring))
+	std Y+27,r23
+	std Y+26,r22
+	movw r26,r22
+	adiw r26,2
+	ld r18,X
+	sbiw r26,2
+	adiw r26,1
+	ld r24,X
+	sbiw r26,1
+	ldi r25,0
+	or r25,r18
+	ldd r30,Y+16
+	ldd r31,Y+17
+	sub r30,r24
+	sbc r31,r25
+	ldd r18,Y+11
+	ldd r19,Y+12
+	ldd r20,Y+13
+	ldd r21,Y+14
+	sub r18,r30
+	sbc r19,r31
+	sbc r20,__zero_reg__
+	sbc r21,__zero_reg__
+	std Y+2,r18
+	std Y+3,r19
+	std Y+4,r20
+	std Y+5,r21
+	adiw r26,3
+	ld r19,X
+	sbiw r26,3
+	std Y+10,r19
+	cpi r19,lo8(-1)
+	brne .+2
+	rjmp .L112
+	ldd r27,Y+10
+	cpi r27,lo8(20)
+	breq .+2
+	rjmp .L87
+	ldd r18,Y+2
+	ldd r19,Y+3
+	ldd r20,Y+4
+	ldd r21,Y+5
+	subi r18,1
+	sbc r19,__zero_reg__
+	sbc r20,__zero_reg__
+	sbc r21,__zero_reg__
+	std Y+6,r18
+	std Y+7,r19
+	std Y+8,r20
+	std Y+9,r21
+	ldd r26,Y+26
+	ldd r27,Y+27
+	adiw r26,5
+	ld r25,X
+	sbiw r26,5
+	lds r24,buttons_view
+	cp r25,r24
+	brne .+2
+	rjmp .L88
+	adiw r26,5
+	ld r24,X
+	movw r22,r20
+	movw r20,r18
+	call apply_unseen
+	ldd r20,Y+2
+	ldd r21,Y+3
+	ldd r22,Y+4
+	ldd r23,Y+5
+	subi r20,9
+	sbc r21,__zero_reg__
+	sbc r22,__zero_reg__
+	sbc r23,__zero_reg__
+.L89:
+	ldd r26,Y+26
+	ldd r27,Y+27
+	ld r18,X
+	ldd r24,Y+2
+	ldd r25,Y+3
+	ldd r26,Y+4
+	ldd r27,Y+5
+	sbiw r24,4
+	sbc r26,__zero_reg__
+	sbc r27,__zero_reg__
+	sub r24,r20
+	sbc r25,r21
+	sbc r26,r22
+	sbc r27,r23
+	lsr r27
+	ror r26
+	ror r25
+	ror r24
+	add r20,r24
+	adc r21,r25
+	adc r22,r26
+	adc r23,r27
+	mov r24,r18
+	call apply_state
+	ldd r30,Y+26
+	ldd r31,Y+27
+	ldd r24,Z+4
+	ldd r20,Y+2
+	ldd r21,Y+3
+	ldd r22,Y+4
+	ldd r23,Y+5
+	subi r20,-7
+	sbci r21,-1
+	sbci r22,-1
+	sbci r23,-1
+	call apply_state
+	ldd r26,Y+26
+	ldd r27,Y+27
+	adiw r26,6
+	ld r24,X
+	ldd r20,Y+2
+	ldd r21,Y+3
+	ldd r22,Y+4
+	ldd r23,Y+5
+	subi r20,-21
+	sbci r21,-1
+	sbci r22,-1
+	sbci r23,-1
+	call apply_state
+	ldd r30,Y+26
+	ldd r31,Y+27
+	ldd r24,Z+6
+	sts buttons_view,r24
+	rjmp .L91
+.L111:
+	lds r18,previous_instant
+	lds r19,previous_instant+1
+	lds r20,previous_instant+2
+	lds r21,previous_instant+3
+	std Y+32,r18
+	std Y+33,r19
+	std Y+34,r20
+	std Y+35,r21
+	subi r18,-28
+	sbci r19,-1
+	sbci r20,-1
+	sbci r21,-1
+	std Y+18,r18
+	std Y+19,r19
+	std Y+20,r20
+	std Y+21,r21
+	ldd r26,Y+26
+	ldd r27,Y+27
+	adiw r26,1
+	ld r18,X
+	subi r18,lo8(-(-7))
+	ldd r27,Y+18
+	sub r18,r27
+	ldd r20,Y+18
+	ldd r21,Y+19
+	ldd r22,Y+20
+	ldd r23,Y+21
+	add r20,r18
+	adc r21,__zero_reg__
+	adc r22,__zero_reg__
+	adc r23,__zero_reg__
+	std Y+6,r20
+	std Y+7,r21
+	std Y+8,r22
+	std Y+9,r23
+	subi r20,10
+	sbc r21,__zero_reg__
+	sbc r22,__zero_reg__
+	sbc r23,__zero_reg__
+	std Y+2,r20
+	std Y+3,r21
+	std Y+4,r22
+	std Y+5,r23
+	lds r18,have_previous
+	tst r18
+	brne .+2
+	rjmp .L94
+	ldd r20,Y+32
+	ldd r21,Y+33
+	ldd r22,Y+34
+	ldd r23,Y+35
+	subi r20,-45
+	sbci r21,-1
+	sbci r22,-1
+	sbci r23,-1
+	std Y+28,r20
+	std Y+29,r21
+	std Y+30,r22
+	std Y+31,r23
+	ldd r24,Y+6
+	ldd r25,Y+7
+	ldd r26,Y+8
+	ldd r27,Y+9
+	cp r24,r20
+	cpc r25,r21
+	cpc r26,r22
+	cpc r27,r23
+	brne .+2
+	rjmp .L109
+	ldd r20,Y+32
+	ldd r21,Y+33
+	ldd r22,Y+34
+	ldd r23,Y+35
+	subi r20,11
+	sbci r21,-1
+	sbci r22,-1
+	sbci r23,-1
+	std Y+18,r20
+	std Y+19,r21
+	std Y+20,r22
+	std Y+21,r23
+	rjmp .L99
+.L88:
+	ldd r18,Y+2
+	ldd r19,Y+3
+	ldd r20,Y+4
+	ldd r21,Y+5
+	subi r18,9
+	sbc r19,__zero_reg__
+	sbc r20,__zero_reg__
+	sbc r21,__zero_reg__
+	std Y+18,r18
+	std Y+19,r19
+	std Y+20,r20
+	std Y+21,r21
+	lds r24,have_previous
+	tst r24
+	breq .L102
+	lds r20,previous_instant
+	lds r21,previous_instant+1
+	lds r22,previous_instant+2
+	lds r23,previous_instant+3
+	lds r24,previous_kind
+	cpi r24,lo8(20)
+	brne .+2
+	rjmp .L113
+	ldi r24,lo8(18)
+	ldi r25,0
+	ldi r26,0
+	ldi r27,0
+.L90:
+	subi r20,45
+	sbci r21,-1
+	sbci r22,-1
+	sbci r23,-1
+	add r20,r24
+	adc r21,r25
+	adc r22,r26
+	adc r23,r27
+	ldd r24,Y+2
+	ldd r25,Y+3
+	ldd r26,Y+4
+	ldd r27,Y+5
+	sbiw r24,2
+	sbc r26,__zero_reg__
+	sbc r27,__zero_reg__
+	sub r24,r20
+	sbc r25,r21
+	sbc r26,r22
+	sbc r27,r23
+	sbiw r24,26
+	cpc r26,__zero_reg__
+	cpc r27,__zero_reg__
+	brsh .+2
+	rjmp .L89
+.L102:
+	ldd r20,Y+18
+	ldd r21,Y+19
+	ldd r22,Y+20
+	ldd r23,Y+21
+	rjmp .L89
+.L109:
+	ldd r18,Y+18
+	ldd r19,Y+19
+	ldd r20,Y+20
+	ldd r21,Y+21
+	std Y+2,r18
+	std Y+3,r19
+	std Y+4,r20
+	std Y+5,r21
+	rjmp .L94
+.L96:
+	std Y+1,r10
+	lds r24,buttons_view
+	cp r10,r24
+	breq .L81
+	ldd r31,Y+15
+	cp r31,r16
+	breq .L114
+.L81:
+/* epilogue start */
+	adiw r28,35
+	in __tmp_reg__,__SREG__
+	cli
+	out __SP_H__,r29
+	out __SREG__,__tmp_reg__
+	out __SP_L__,r28
+	pop r29
+	pop r28
+	ret
+.L112:
+	ld r24,X
+	ldd r20,Y+2
+	ldd r21,Y+3
+	ldd r22,Y+4
+	ldd r23,Y+5
+	call apply_state
+	ldd r26,Y+26
+	ldd r27,Y+27
+	ld r24,X
+	sts buttons_view,r24
+	rjmp .L86
+.L105:
+	ldd r20,Y+18
+	ldd r21,Y+19
+	ldd r22,Y+20
+	ldd r23,Y+21
+	std Y+2,r20
+	std Y+3,r21
+	std Y+4,r22
+	std Y+5,r23
+	rjmp .L94
+.L113:
+	ldi r24,lo8(45)
+	ldi r25,0
+	ldi r26,0
+	ldi r27,0
+	rjmp .L90
+.L114:
+	ldd r20,Y+22
+	ldd r21,Y+23
+	ldd r22,Y+24
+	ldd r23,Y+25
+	ldd r24,Y+1
+	call apply_unseen
+	ldd r18,Y+1
+	sts buttons_view,r18
+	sts have_previous,__zero_reg__
+	rjmp .L81
+	.size	buttons_take, .-buttons_take
+	.section	.text.buttons_confirm,"ax",@progbits
+.global	buttons_confirm
+	.type	buttons_confirm, @function
+buttons_confirm:
+	push r28
+	push r29
+	in r28,__SP_L__
+	in r29,__SP_H__
+	sbiw r28,17
+	in __tmp_reg__,__SREG__
+	cli
+	out __SP_H__,r29
+	out __SREG__,__tmp_reg__
+	out __SP_L__,r28
+/* prologue: function */
+/* frame size = 17 */
+/* stack size = 19 */
+.L__stack_usage = 19
+	lds r18,decoded_until
+	lds r19,decoded_until+1
+	lds r20,decoded_until+2
+	lds r21,decoded_until+3
+	std Y+8,r18
+	std Y+9,r19
+	std Y+10,r20
+	std Y+11,r21
+	lds r24,next_due
+	lds r25,next_due+1
+	lds r26,next_due+2
+	lds r27,next_due+3
 	sub r18,r24
 	sbc r19,r25
 	sbc r20,r26
 	sbc r21,r27
-	lds r24,confirm_ticks
-	lds r25,confirm_ticks+1
-	lds r26,confirm_ticks+2
-	lds r27,confirm_ticks+3
-	cp r18,r24
-	cpc r19,r25
-	cpc r20,r26
-	cpc r21,r27
-	brsh .+2
-	rjmp .L91
-	ldd r26,Y+11
-	ldd r27,Y+12
-	adiw r26,1
-	ld r24,X
-	sbiw r26,1
+	sbrc r21,7
+	rjmp .L115
+	lds r24,buttons_waiting
 	tst r24
-	breq .L133
-	ldi r24,lo8(2)
-	ldd r26,Y+11
-	ldd r27,Y+12
-	st X,r24
+	brne .+2
+	rjmp .L123
+	ldi r20,lo8(buttons)
+	ldi r21,hi8(buttons)
+	std Y+2,r21
+	std Y+1,r20
+	ldi r21,lo8(1)
+	std Y+12,r21
+	std Y+13,__zero_reg__
+	std Y+4,__zero_reg__
+	std Y+5,__zero_reg__
+	std Y+6,__zero_reg__
+	std Y+7,__zero_reg__
+	std Y+3,__zero_reg__
+	rjmp .L122
+.L118:
+	ldd r19,Y+13
+	subi r19,lo8(-(1))
+	std Y+13,r19
+	ldd r20,Y+12
+	lsl r20
+	std Y+12,r20
+	cp r24,r20
+	brsh .+2
+	rjmp .L117
+.L136:
+	ldd r26,Y+1
+	ldd r27,Y+2
+	adiw r26,11
+	std Y+2,r27
+	std Y+1,r26
+	cpi r19,lo8(8)
+	brne .+2
+	rjmp .L117
+.L122:
+	ldd r25,Y+12
+	and r25,r24
+	breq .L118
+	ldd r18,Y+8
+	ldd r19,Y+9
+	ldd r20,Y+10
+	ldd r21,Y+11
+	ldd r22,Y+13
+	ldd r24,Y+1
+	ldd r25,Y+2
+	call catch_up
+	ldd r26,Y+1
+	ldd r27,Y+2
+	ld r24,X
+	andi r24,lo8(-3)
+	cpi r24,lo8(1)
+	brne .+2
+	rjmp .L135
+	ldd r26,Y+1
+	ldd r27,Y+2
 	adiw r26,2
 	ld r24,X
 	tst r24
-	brne .+2
-	rjmp .L100
-	rjmp .L91
-.L133:
-	st X,__zero_reg__
-	ldd r18,Y+17
-	ldd r19,Y+18
-	ldd r20,Y+19
-	ldd r21,Y+20
-	ldi r22,0
-	ldd r24,Y+2
-	call enqueue
-	lds r30,buttons_waiting
-	rjmp .L95
-.L132:
-	ldi r24,lo8(2)
-	st X,r24
-	ldd r18,Y+17
-	ldd r19,Y+18
-	ldd r20,Y+19
-	ldd r21,Y+20
-	adiw r26,7
-	st X+,r18
-	st X+,r19
-	st X+,r20
-	st X,r21
-	sbiw r26,7+3
-	ldi r22,lo8(1)
+	breq .L134
+	ldd r30,Y+1
+	ldd r31,Y+2
+	ldd r20,Z+7
+	ldd r21,Z+8
+	ldd r22,Z+9
+	ldd r23,Z+10
 	lds r24,mask_ticks
 	lds r25,mask_ticks+1
 	lds r26,mask_ticks+2
 	lds r27,mask_ticks+3
-	or r24,r25
-	or r24,r26
-	or r24,r27
-	breq .L134
-.L97:
-	ldd r30,Y+11
-	ldd r31,Y+12
-	std Z+2,r22
-	ldd r18,Y+17
-	ldd r19,Y+18
-	ldd r20,Y+19
-	ldd r21,Y+20
-	ldi r22,lo8(1)
-	ldd r24,Y+2
-	call enqueue
-	lds r30,buttons_waiting
-	rjmp .L95
+	add r24,r20
+	adc r25,r21
+	adc r26,r22
+	adc r27,r23
+	std Y+14,r24
+	std Y+15,r25
+	std Y+16,r26
+	std Y+17,r27
+.L120:
+	ldd r25,Y+3
+	tst r25
+	breq .L121
+	ldd r20,Y+14
+	ldd r21,Y+15
+	ldd r22,Y+16
+	ldd r23,Y+17
+	ldd r24,Y+4
+	ldd r25,Y+5
+	ldd r26,Y+6
+	ldd r27,Y+7
+	sub r20,r24
+	sbc r21,r25
+	sbc r22,r26
+	sbc r23,r27
+	sbrc r23,7
+	rjmp .L121
+	std Y+14,r24
+	std Y+15,r25
+	std Y+16,r26
+	std Y+17,r27
+.L121:
+	ldd r25,Y+3
+	ldd r26,Y+12
+	or r25,r26
+	std Y+3,r25
+	ldd r18,Y+14
+	ldd r19,Y+15
+	ldd r20,Y+16
+	ldd r21,Y+17
+	std Y+4,r18
+	std Y+5,r19
+	std Y+6,r20
+	std Y+7,r21
 .L134:
-	ldi r22,0
-	rjmp .L97
+	lds r24,buttons_waiting
+	ldd r19,Y+13
+	subi r19,lo8(-(1))
+	std Y+13,r19
+	ldd r20,Y+12
+	lsl r20
+	std Y+12,r20
+	cp r24,r20
+	brlo .+2
+	rjmp .L136
+.L117:
+	ldd r27,Y+3
+	sts buttons_waiting,r27
+	ldd r18,Y+4
+	ldd r19,Y+5
+	ldd r20,Y+6
+	ldd r21,Y+7
+	sts next_due,r18
+	sts next_due+1,r19
+	sts next_due+2,r20
+	sts next_due+3,r21
+.L115:
+/* epilogue start */
+	adiw r28,17
+	in __tmp_reg__,__SREG__
+	cli
+	out __SP_H__,r29
+	out __SREG__,__tmp_reg__
+	out __SP_L__,r28
+	pop r29
+	pop r28
+	ret
+.L135:
+	adiw r26,3
+	ld r20,X+
+	ld r21,X+
+	ld r22,X+
+	ld r23,X
+	sbiw r26,3+3
+	lds r24,confirm_ticks
+	lds r25,confirm_ticks+1
+	lds r26,confirm_ticks+2
+	lds r27,confirm_ticks+3
+	add r24,r20
+	adc r25,r21
+	adc r26,r22
+	adc r27,r23
+	std Y+14,r24
+	std Y+15,r25
+	std Y+16,r26
+	std Y+17,r27
+	rjmp .L120
+.L123:
+	std Y+4,__zero_reg__
+	std Y+5,__zero_reg__
+	std Y+6,__zero_reg__
+	std Y+7,__zero_reg__
+	std Y+3,__zero_reg__
+	rjmp .L117
 	.size	buttons_confirm, .-buttons_confirm
 	.section	.text.buttons_init,"ax",@progbits
 .global	buttons_init
@@ -1309,6 +1497,7 @@ buttons_init:
 /* stack size = 6 */
 .L__stack_usage = 6
 	sts known_state,r24
+	sts buttons_view,r24
 	mov r26,r24
 	ldi r27,0
 	ldi r18,lo8(button_of_bit+1)
@@ -1320,10 +1509,10 @@ buttons_init:
 	std Y+3,r18
 	std Y+2,r27
 	std Y+1,r26
-	rjmp .L138
-.L140:
+	rjmp .L140
+.L142:
 	ldi r18,lo8(2)
-.L136:
+.L138:
 	ldi r19,lo8(11)
 	mul r19,r24
 	movw r30,r0
@@ -1337,13 +1526,13 @@ buttons_init:
 	sbci r21,-1
 	cpi r20,8
 	cpc r21,__zero_reg__
-	breq .L135
+	breq .L137
 	ldd r30,Y+3
 	ldd r31,Y+4
 	ld r24,Z+
 	std Y+4,r31
 	std Y+3,r30
-.L138:
+.L140:
 	ldi r25,0
 	sbiw r24,1
 	ldd r18,Y+1
@@ -1371,10 +1560,10 @@ buttons_init:
 	eor r22,r26
 	std Z+1,r22
 	or r18,r19
-	breq .L140
+	breq .L142
 	ldi r18,0
-	rjmp .L136
-.L135:
+	rjmp .L138
+.L137:
 /* epilogue start */
 	pop __tmp_reg__
 	pop __tmp_reg__
@@ -1413,7 +1602,7 @@ buttons_peek:
 	lds r30,buttons_queue_tail
 	lds r18,buttons_queue_head
 	cp r30,r18
-	breq .L144
+	breq .L146
 	ldi r31,0
 	lsl r30
 	rol r31
@@ -1432,7 +1621,7 @@ buttons_peek:
 	brne 0b
 	ldi r24,lo8(1)
 	ret
-.L144:
+.L146:
 	ldi r24,0
 	ret
 	.size	buttons_peek, .-buttons_peek
@@ -1501,19 +1690,19 @@ buttons_held:
 	ldi r24,0
 	ldi r20,lo8(1)
 	ldi r21,0
-	rjmp .L151
-.L150:
+	rjmp .L153
+.L152:
 	subi r18,-1
 	sbci r19,-1
 	adiw r30,11
 	cpi r18,8
 	cpc r19,__zero_reg__
-	breq .L153
-.L151:
+	breq .L155
+.L153:
 	ld r25,Z
 	subi r25,lo8(-(-2))
 	cpi r25,lo8(2)
-	brsh .L150
+	brsh .L152
 	movw r22,r20
 	mov r0,r18
 	rjmp 2f
@@ -1528,13 +1717,12 @@ buttons_held:
 	adiw r30,11
 	cpi r18,8
 	cpc r19,__zero_reg__
-	brne .L151
-.L153:
+	brne .L153
+.L155:
 /* epilogue start */
 	ret
 	.size	buttons_held, .-buttons_held
-	.comm	buttons_lost,1,1
-	.comm	buttons_drops_seen,1,1
+	.comm	buttons_view,1,1
 	.section	.bss.previous_instant,"aw",@nobits
 	.type	previous_instant, @object
 	.size	previous_instant, 4
@@ -1572,6 +1760,16 @@ next_seq:
 	.size	queue, 128
 queue:
 	.zero	128
+	.section	.bss.next_due,"aw",@nobits
+	.type	next_due, @object
+	.size	next_due, 4
+next_due:
+	.zero	4
+	.section	.bss.decoded_until,"aw",@nobits
+	.type	decoded_until, @object
+	.size	decoded_until, 4
+decoded_until:
+	.zero	4
 	.section	.data.mask_ticks,"aw",@progbits
 	.type	mask_ticks, @object
 	.size	mask_ticks, 4

@@ -36,30 +36,36 @@ clock_now:
 /* frame size = 0 */
 /* stack size = 0 */
 .L__stack_usage = 0
-	in r25,__SREG__
+.L3:
 /* #APP */
- ;  28 "src/clock.c" 1
-	cli
+ ;  26 "src/clock.c" 1
+	mov r24, r6
  ;  0 "" 2
 /* #NOAPP */
 	lds r22,132
 	lds r23,133
-	in r24,0x16
-	out __SREG__,r25
-	lds r18,clock_high
-	lds r19,clock_high+1
-	sbrs r24,0
+	in r18,0x16
+/* #APP */
+ ;  26 "src/clock.c" 1
+	mov r25, r6
+ ;  0 "" 2
+/* #NOAPP */
+	cpse r24,r25
 	rjmp .L3
+	lds r20,clock_high
+	lds r21,clock_high+1
+	sbrs r18,0
+	rjmp .L4
 	ldi r24,lo8(1)
 	out 0x16,r24
-	movw r24,r18
+	movw r24,r20
 	adiw r24,1
 	sts clock_high+1,r25
 	sts clock_high,r24
 	sbrs r23,7
-	movw r18,r24
-.L3:
-	movw r24,r18
+	movw r20,r24
+.L4:
+	movw r24,r20
 	ret
 	.size	clock_now, .-clock_now
 	.comm	clock_high,2,1

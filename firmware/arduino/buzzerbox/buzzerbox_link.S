@@ -5,9 +5,149 @@ __SP_L__ = 0x3d
 __SREG__ = 0x3f
 __tmp_reg__ = 0
 __zero_reg__ = 1
-	.section	.text.take_one.part.0,"ax",@progbits
-	.type	take_one.part.0, @function
-take_one.part.0:
+	.section	.text.start_frame,"ax",@progbits
+	.type	start_frame, @function
+start_frame:
+	push r28
+	push r29
+	in r28,__SP_L__
+	in r29,__SP_H__
+	sbiw r28,36
+	in __tmp_reg__,__SREG__
+	cli
+	out __SP_H__,r29
+	out __SREG__,__tmp_reg__
+	out __SP_L__,r28
+/* prologue: function */
+/* frame size = 36 */
+/* stack size = 38 */
+.L__stack_usage = 38
+	movw r30,r24
+	movw r24,r28
+	adiw r24,1
+	icall
+	tst r24
+	brne .+2
+	rjmp .L2
+	ldi r24,lo8(-91)
+	sts out_bytes,r24
+	ldd r30,Y+1
+	sts out_bytes+1,r30
+	ldd r23,Y+2
+	sts out_bytes+2,r23
+	com r30
+	ldi r31,0
+	lsl r30
+	rol r31
+	subi r30,lo8(-(crc_table))
+	sbci r31,hi8(-(crc_table))
+/* #APP */
+ ;  52 "src/link.c" 1
+	lpm r24, Z+
+	lpm r25, Z
+	
+ ;  0 "" 2
+/* #NOAPP */
+	com r25
+	mov r30,r25
+	clr r31
+	eor r30,r23
+	lsl r30
+	rol r31
+	subi r30,lo8(-(crc_table))
+	sbci r31,hi8(-(crc_table))
+/* #APP */
+ ;  52 "src/link.c" 1
+	lpm r20, Z+
+	lpm r21, Z
+	
+ ;  0 "" 2
+/* #NOAPP */
+	mov r19,r24
+	clr r18
+	eor r18,r20
+	eor r19,r21
+	tst r23
+	brne .+2
+	rjmp .L5
+	movw r26,r28
+	adiw r26,3
+	ldi r24,lo8(out_bytes+3)
+	ldi r25,hi8(out_bytes+3)
+	ldi r20,lo8(-1)
+	add r20,r23
+	ldi r21,0
+	subi r20,-3
+	sbci r21,-1
+	ldi r30,lo8(1)
+	ldi r31,0
+	add r30,r28
+	adc r31,r29
+	add r30,r20
+	adc r31,r21
+	std Y+36,r31
+	std Y+35,r30
+.L4:
+	ld r22,X+
+	movw r30,r24
+	st Z+,r22
+	movw r24,r30
+	mov r21,r18
+	clr r20
+	mov r18,r19
+	clr r19
+	eor r18,r22
+	movw r30,r18
+	lsl r30
+	rol r31
+	subi r30,lo8(-(crc_table))
+	sbci r31,hi8(-(crc_table))
+/* #APP */
+ ;  52 "src/link.c" 1
+	lpm r18, Z+
+	lpm r19, Z
+	
+ ;  0 "" 2
+/* #NOAPP */
+	eor r18,r20
+	eor r19,r21
+	ldd r20,Y+35
+	ldd r21,Y+36
+	cp r20,r26
+	cpc r21,r27
+	brne .L4
+	ldi r30,lo8(3)
+	add r30,r23
+	ldi r31,0
+	subi r23,lo8(-(5))
+.L3:
+	subi r30,lo8(-(out_bytes))
+	sbci r31,hi8(-(out_bytes))
+	st Z,r18
+	std Z+1,r19
+	sts out_count,r23
+	sts out_position,__zero_reg__
+	ldi r24,lo8(1)
+.L2:
+/* epilogue start */
+	adiw r28,36
+	in __tmp_reg__,__SREG__
+	cli
+	out __SP_H__,r29
+	out __SREG__,__tmp_reg__
+	out __SP_L__,r28
+	pop r29
+	pop r28
+	ret
+.L5:
+	ldi r23,lo8(5)
+	ldi r30,lo8(3)
+	ldi r31,0
+	rjmp .L3
+	.size	start_frame, .-start_frame
+	.section	.text.complete,"ax",@progbits
+	.type	complete, @function
+complete:
 	push r28
 	push r29
 	in r28,__SP_L__
@@ -22,116 +162,82 @@ take_one.part.0:
 /* frame size = 34 */
 /* stack size = 36 */
 .L__stack_usage = 36
-	lds r20,in_count
-	ldi r25,lo8(1)
-	add r25,r20
-	sts in_count,r25
+	call clock_now
+	sts link_received_at,r22
+	sts link_received_at+1,r23
+	sts link_received_at+2,r24
+	sts link_received_at+3,r25
+	lds r22,in_count
+	ldi r23,0
+	subi r22,2
+	sbc r23,__zero_reg__
+	cpi r22,2
+	cpc r23,__zero_reg__
+	brge .+2
+	rjmp .L21
+	ldi r18,lo8(1)
+	ldi r19,0
+	ldi r20,lo8(1)
+	ldi r30,lo8(-1)
+	ldi r31,lo8(-1)
+.L13:
+	mov r25,r30
+	clr r24
+	mov r30,r31
+	clr r31
+	movw r26,r18
+	subi r26,lo8(-(in_bytes))
+	sbci r27,hi8(-(in_bytes))
+	ld r18,X
+	eor r30,r18
+	lsl r30
+	rol r31
+	subi r30,lo8(-(crc_table))
+	sbci r31,hi8(-(crc_table))
+/* #APP */
+ ;  52 "src/link.c" 1
+	lpm r18, Z+
+	lpm r19, Z
+	
+ ;  0 "" 2
+/* #NOAPP */
+	movw r30,r24
+	eor r30,r18
+	eor r31,r19
+	subi r20,lo8(-(1))
 	mov r18,r20
 	ldi r19,0
-	movw r30,r18
-	subi r30,lo8(-(in_bytes))
-	sbci r31,hi8(-(in_bytes))
-	st Z,r24
-	tst r20
-	brne .+2
-	rjmp .L16
-	cpi r20,lo8(3)
-	brlo .+2
-	rjmp .L17
-.L4:
-	lds r20,in_crc
-	lds r21,in_crc+1
-	mov r30,r24
-	eor r30,r21
-	swap r30
-	andi r30,lo8(15)
-	ldi r31,0
-	lsl r30
-	rol r31
-	subi r30,lo8(-(crc_nibbles))
-	sbci r31,hi8(-(crc_nibbles))
-/* #APP */
- ;  20 "src/link.c" 1
-	lpm r18, Z+
-	lpm r19, Z
-	
- ;  0 "" 2
-/* #NOAPP */
-	swap r20
-	swap r21
-	andi r21,0xf0
-	eor r21,r20
-	andi r20,0xf0
-	eor r21,r20
-	eor r18,r20
-	eor r19,r21
-	movw r26,r18
-	swap r26
-	swap r27
-	andi r27,0xf0
-	eor r27,r26
-	andi r26,0xf0
-	eor r27,r26
-	mov r18,r19
-	swap r18
-	andi r18,lo8(15)
-	andi r24,lo8(15)
-	eor r24,r18
-	mov r30,r24
-	ldi r31,0
-	lsl r30
-	rol r31
-	subi r30,lo8(-(crc_nibbles))
-	sbci r31,hi8(-(crc_nibbles))
-/* #APP */
- ;  21 "src/link.c" 1
-	lpm r18, Z+
-	lpm r19, Z
-	
- ;  0 "" 2
-/* #NOAPP */
-	eor r26,r18
-	eor r27,r19
-	sts in_crc+1,r27
-	sts in_crc,r26
-.L5:
-	cpi r25,lo8(3)
-	brsh .+2
-	rjmp .L12
-	lds r18,in_bytes+2
-	cpi r18,lo8(33)
-	brlo .+2
-	rjmp .L6
-	mov r20,r18
-	ldi r21,0
-	movw r30,r20
-	adiw r30,4
-	mov r24,r25
-	ldi r25,0
-	cp r30,r24
-	cpc r31,r25
-	brlt .+2
-	rjmp .L12
-	movw r30,r20
-	subi r30,lo8(-(in_bytes+3))
-	sbci r31,hi8(-(in_bytes+3))
-	ldd r24,Z+1
+	cp r18,r22
+	cpc r19,r23
+	brlt .L13
+.L12:
+	lds r24,link_sending
+	tst r24
+	breq .L14
+	lds r24,192
+	sbrc r24,5
+	rjmp .L30
+.L14:
+	movw r26,r22
+	subi r26,lo8(-(in_bytes))
+	sbci r27,hi8(-(in_bytes))
+	adiw r26,1
+	ld r24,X
+	sbiw r26,1
 	ldi r25,0
 	mov r25,r24
 	clr r24
-	ld r19,Z
-	or r24,r19
-	lds r20,in_crc
-	lds r21,in_crc+1
-	cp r24,r20
-	cpc r25,r21
-	brne .L6
+	ld r18,X
+	or r24,r18
+	cp r24,r30
+	cpc r25,r31
+	brne .L31
 	lds r24,in_bytes+1
 	std Y+1,r24
+	lds r18,in_bytes+2
 	std Y+2,r18
 	tst r18
-	brne .+2
-	rjmp .L18
+	breq .L32
 	ldi r26,lo8(in_bytes+3)
 	ldi r27,hi8(in_bytes+3)
 	movw r30,r28
@@ -144,19 +250,18 @@ take_one.part.0:
 	adiw r24,1
 	add r18,r24
 	adc r19,r25
-.L8:
+.L19:
 	ld r20,X+
 	st Z+,r20
-	cp r30,r18
-	cpc r31,r19
-	brne .L8
-.L9:
-	movw r30,r22
+	cp r18,r30
+	cpc r19,r31
+	brne .L19
+.L20:
 	sts in_count,__zero_reg__
+	lds r30,handler
+	lds r31,handler+1
 	icall
-	ldi r20,lo8(1)
-.L14:
-	mov r24,r20
+.L11:
 /* epilogue start */
 	adiw r28,34
 	in __tmp_reg__,__SREG__
@@ -167,45 +272,213 @@ take_one.part.0:
 	pop r29
 	pop r28
 	ret
-.L17:
-	lds r20,in_bytes+2
-	ldi r21,0
-	subi r20,-2
-	sbci r21,-1
-	cp r20,r18
-	cpc r21,r19
-	brlt .+2
-	rjmp .L4
-	rjmp .L5
-.L16:
-	ldi r24,lo8(-1)
-	ldi r25,lo8(-1)
-	sts in_crc+1,r25
-	sts in_crc,r24
+.L31:
+	call refuse
+	rjmp .L11
+.L30:
+	lds r26,out_position
+	ldi r24,lo8(1)
+	add r24,r26
+	sts out_position,r24
+	lds r25,out_count
+	cp r24,r25
+	breq .L33
+.L15:
+	ldi r27,0
+	subi r26,lo8(-(out_bytes))
+	sbci r27,hi8(-(out_bytes))
+	ld r24,X
+	ldi r25,lo8(66)
+	sts 192,r25
+	sts 198,r24
 	rjmp .L14
-.L12:
-	ldi r20,0
-	rjmp .L14
-.L6:
+.L21:
+	ldi r30,lo8(-1)
+	ldi r31,lo8(-1)
+	rjmp .L12
+.L32:
+	movw r24,r28
+	adiw r24,1
+	rjmp .L20
+.L33:
+	sts link_sending,__zero_reg__
+	rjmp .L15
+	.size	complete, .-complete
+	.section	.text.refuse,"ax",@progbits
+	.type	refuse, @function
+refuse:
+	push r28
+	push r29
+/* prologue: function */
+/* frame size = 0 */
+/* stack size = 2 */
+.L__stack_usage = 2
 	lds r24,rx_errors
 	lds r25,rx_errors+1
 	cpi r24,-1
 	ldi r18,-1
 	cpc r25,r18
-	breq .L19
+	breq .L35
 	adiw r24,1
 	sts rx_errors+1,r25
 	sts rx_errors,r24
-	ldi r20,lo8(1)
-	rjmp .L14
-.L18:
-	movw r24,r28
-	adiw r24,1
-	rjmp .L9
-.L19:
-	ldi r20,lo8(1)
-	rjmp .L14
-	.size	take_one.part.0, .-take_one.part.0
+.L35:
+	lds r29,in_count
+	cpi r29,lo8(2)
+	brsh .+2
+	rjmp .L55
+	lds r24,in_bytes+1
+	cpi r24,lo8(-91)
+	brne .+2
+	rjmp .L56
+	ldi r30,lo8(in_bytes+2)
+	ldi r31,hi8(in_bytes+2)
+	ldi r28,lo8(1)
+	rjmp .L38
+.L75:
+	ld r24,Z+
+	cpi r24,lo8(-91)
+	brne .+2
+	rjmp .L37
+.L38:
+	subi r28,lo8(-(1))
+	cpse r29,r28
+	rjmp .L75
+	mov r28,r29
+.L36:
+	sts in_count,__zero_reg__
+	lds r24,link_sending
+	tst r24
+	breq .L34
+.L53:
+	lds r24,192
+	sbrc r24,5
+	rjmp .L76
+.L39:
+	cp r28,r29
+	brlo .L74
+	rjmp .L34
+.L78:
+	cpi r24,lo8(-91)
+	brne .+2
+	rjmp .L77
+.L44:
+	subi r28,lo8(-(1))
+	cp r28,r29
+	brsh .L34
+.L74:
+	lds r30,in_count
+.L52:
+	mov r26,r28
+	ldi r27,0
+	subi r26,lo8(-(in_bytes))
+	sbci r27,hi8(-(in_bytes))
+	ld r24,X
+	tst r30
+	breq .L78
+	ldi r25,lo8(1)
+	add r25,r30
+	ldi r31,0
+	subi r30,lo8(-(in_bytes))
+	sbci r31,hi8(-(in_bytes))
+	st Z,r24
+	sts in_count,r25
+	cpi r25,lo8(3)
+	breq .L79
+	brlo .L44
+	lds r24,in_total
+	cpse r25,r24
+	rjmp .L44
+	call complete
+	subi r28,lo8(-(1))
+	cp r28,r29
+	brlo .L74
+.L34:
+/* epilogue start */
+	pop r29
+	pop r28
+	ret
+.L79:
+	lds r25,in_bytes+1
+	ldi r30,lo8(127)
+	add r30,r25
+	cpi r30,lo8(6)
+	brsh .L46
+	ldi r31,0
+	subi r30,lo8(-(CSWTCH.29))
+	sbci r31,hi8(-(CSWTCH.29))
+	ld r18,Z
+	tst r18
+	breq .L46
+	cp r24,r18
+	breq .L80
+.L46:
+	lds r18,rx_errors
+	lds r19,rx_errors+1
+	cpi r18,-1
+	ldi r20,-1
+	cpc r19,r20
+	breq .L47
+	subi r18,-1
+	sbci r19,-1
+	sts rx_errors+1,r19
+	sts rx_errors,r18
+.L47:
+	cpi r25,lo8(-91)
+	breq .L81
+	ldi r25,lo8(1)
+	cpi r24,lo8(-91)
+	breq .L49
+	ldi r25,0
+.L49:
+	sts in_count,r25
+	rjmp .L44
+.L77:
+	ldi r24,lo8(1)
+	sts in_count,r24
+	rjmp .L44
+.L56:
+	ldi r28,lo8(1)
+.L37:
+	sts in_count,__zero_reg__
+	lds r30,link_sending
+	tst r30
+	brne .+2
+	rjmp .L52
+	rjmp .L53
+.L81:
+	sts in_bytes+1,r24
+	ldi r24,lo8(2)
+	sts in_count,r24
+	rjmp .L44
+.L80:
+	subi r24,lo8(-(5))
+	sts in_total,r24
+	rjmp .L44
+.L76:
+	lds r30,out_position
+	ldi r24,lo8(1)
+	add r24,r30
+	sts out_position,r24
+	lds r25,out_count
+	cp r24,r25
+	breq .L82
+.L40:
+	ldi r31,0
+	subi r30,lo8(-(out_bytes))
+	sbci r31,hi8(-(out_bytes))
+	ld r24,Z
+	ldi r25,lo8(66)
+	sts 192,r25
+	sts 198,r24
+	rjmp .L39
+.L55:
+	ldi r28,lo8(1)
+	rjmp .L36
+.L82:
+	sts link_sending,__zero_reg__
+	rjmp .L40
+	.size	refuse, .-refuse
 	.section	.text.crc16_update,"ax",@progbits
 .global	crc16_update
 	.type	crc16_update, @function
@@ -214,79 +487,28 @@ crc16_update:
 /* frame size = 0 */
 /* stack size = 0 */
 .L__stack_usage = 0
-	movw r18,r24
-	swap r18
-	swap r19
-	andi r19,0xf0
-	eor r19,r18
-	andi r18,0xf0
-	eor r19,r18
-	mov r30,r22
-	eor r30,r25
-	swap r30
-	andi r30,lo8(15)
+	mov r30,r25
 	ldi r31,0
+	eor r30,r22
 	lsl r30
 	rol r31
-	subi r30,lo8(-(crc_nibbles))
-	sbci r31,hi8(-(crc_nibbles))
+	subi r30,lo8(-(crc_table))
+	sbci r31,hi8(-(crc_table))
 /* #APP */
- ;  20 "src/link.c" 1
-	lpm r24, Z+
-	lpm r25, Z
+ ;  52 "src/link.c" 1
+	lpm r20, Z+
+	lpm r21, Z
 	
  ;  0 "" 2
 /* #NOAPP */
-	eor r18,r24
-	eor r19,r25
+	ldi r18,0
+	ldi r19,0
+	mov r19,r24
 	movw r24,r18
-	swap r24
-	swap r25
-	andi r25,0xf0
-	eor r25,r24
-	andi r24,0xf0
-	eor r25,r24
-	mov r18,r19
-	swap r18
-	andi r18,lo8(15)
-	mov r30,r22
-	andi r30,lo8(15)
-	eor r30,r18
-	ldi r31,0
-	lsl r30
-	rol r31
-	subi r30,lo8(-(crc_nibbles))
-	sbci r31,hi8(-(crc_nibbles))
-/* #APP */
- ;  21 "src/link.c" 1
-	lpm r18, Z+
-	lpm r19, Z
-	
- ;  0 "" 2
-/* #NOAPP */
-	eor r24,r18
-	eor r25,r19
+	eor r24,r20
+	eor r25,r21
 	ret
 	.size	crc16_update, .-crc16_update
-	.section	.text.link_init,"ax",@progbits
-.global	link_init
-	.type	link_init, @function
-link_init:
-/* prologue: function */
-/* frame size = 0 */
-/* stack size = 0 */
-.L__stack_usage = 0
-	ldi r24,lo8(2)
-	sts 192,r24
-	sts 197,__zero_reg__
-	ldi r24,lo8(1)
-	sts 196,r24
-	ldi r24,lo8(6)
-	sts 194,r24
-	ldi r24,lo8(24)
-	sts 193,r24
-	ret
-	.size	link_init, .-link_init
 	.section	.text.link_sent,"ax",@progbits
 .global	link_sent
 	.type	link_sent, @function
@@ -297,13 +519,13 @@ link_sent:
 .L__stack_usage = 0
 	lds r24,link_sending
 	cpse r24,__zero_reg__
-	rjmp .L24
+	rjmp .L86
 	lds r24,192
 	bst r24,6
 	clr r24
 	bld r24,0
 	ret
-.L24:
+.L86:
 	ldi r24,0
 	ret
 	.size	link_sent, .-link_sent
@@ -315,144 +537,69 @@ link_send_next:
 /* frame size = 0 */
 /* stack size = 0 */
 .L__stack_usage = 0
-	movw r30,r24
+	movw r18,r24
 	lds r25,link_sending
 	tst r25
-	brne .+2
-	rjmp .L38
-	lds r24,out_position
-	ldi r25,lo8(1)
-	add r25,r24
-	sts out_position,r25
-	tst r24
-	breq .L34
-	cpi r24,lo8(1)
-	breq .L39
-	lds r18,out+1
-	cpi r24,lo8(2)
-	breq .L30
-	ldi r19,0
-	ldi r25,0
-	movw r20,r18
-	subi r20,-2
-	sbci r21,-1
-	cp r20,r24
-	cpc r21,r25
-	brlt .+2
-	rjmp .L40
-	subi r18,-3
-	sbci r19,-1
-	cp r24,r18
-	cpc r25,r19
-	brne .+2
-	rjmp .L41
-	lds r24,out_crc+1
+	breq .L94
+.L88:
+	lds r30,out_position
+	ldi r24,lo8(1)
+	add r24,r30
+	sts out_position,r24
+	lds r25,out_count
+	cp r24,r25
+	breq .L95
+.L90:
+	ldi r31,0
+	subi r30,lo8(-(out_bytes))
+	sbci r31,hi8(-(out_bytes))
+	ld r24,Z
 	ldi r25,lo8(66)
 	sts 192,r25
 	sts 198,r24
-	sts link_sending,__zero_reg__
+.L87:
 	ret
-.L34:
-	ldi r18,lo8(-91)
-	ldi r24,lo8(66)
-	sts 192,r24
-	sts 198,r18
-	ret
-.L39:
-	lds r18,out
-.L30:
-	lds r24,out_crc
-	lds r25,out_crc+1
-	mov r30,r18
-	eor r30,r25
-	swap r30
-	andi r30,lo8(15)
-	ldi r31,0
-	lsl r30
-	rol r31
-	subi r30,lo8(-(crc_nibbles))
-	sbci r31,hi8(-(crc_nibbles))
-/* #APP */
- ;  20 "src/link.c" 1
-	lpm r20, Z+
-	lpm r21, Z
-	
- ;  0 "" 2
-/* #NOAPP */
-	swap r24
-	swap r25
-	andi r25,0xf0
-	eor r25,r24
-	andi r24,0xf0
-	eor r25,r24
-	eor r20,r24
-	eor r21,r25
-	movw r24,r20
-	swap r24
-	swap r25
-	andi r25,0xf0
-	eor r25,r24
-	andi r24,0xf0
-	eor r25,r24
-	mov r19,r21
-	swap r19
-	andi r19,lo8(15)
-	mov r30,r18
-	andi r30,lo8(15)
-	eor r30,r19
-	ldi r31,0
-	lsl r30
-	rol r31
-	subi r30,lo8(-(crc_nibbles))
-	sbci r31,hi8(-(crc_nibbles))
-/* #APP */
- ;  21 "src/link.c" 1
-	lpm r20, Z+
-	lpm r21, Z
-	
- ;  0 "" 2
-/* #NOAPP */
-	eor r24,r20
-	eor r25,r21
-	sts out_crc+1,r25
-	sts out_crc,r24
-	ldi r24,lo8(66)
-	sts 192,r24
-	sts 198,r18
-	ret
-.L38:
-	ldi r24,lo8(out)
-	ldi r25,hi8(out)
-	icall
+.L94:
+	movw r24,r18
+	call start_frame
 	tst r24
-	breq .L25
+	breq .L87
 	ldi r24,lo8(1)
 	sts link_sending,r24
-	ldi r18,lo8(-1)
-	ldi r19,lo8(-1)
-	sts out_crc+1,r19
-	sts out_crc,r18
-	sts out_position,r24
-	ldi r18,lo8(-91)
-	ldi r24,lo8(66)
-	sts 192,r24
-	sts 198,r18
-	ret
-.L25:
-	ret
-.L40:
-	movw r30,r24
-	subi r30,lo8(-(out-1))
-	sbci r31,hi8(-(out-1))
-	ld r18,Z
-	rjmp .L30
-.L41:
-	lds r24,out_crc
-	ldi r25,lo8(66)
-	sts 192,r25
-	sts 198,r24
-	ret
+	rjmp .L88
+.L95:
+	sts link_sending,__zero_reg__
+	rjmp .L90
 	.size	link_send_next, .-link_send_next
+	.section	.text.link_init,"ax",@progbits
+.global	link_init
+	.type	link_init, @function
+link_init:
+	push r28
+	push r29
+/* prologue: function */
+/* frame size = 0 */
+/* stack size = 2 */
+.L__stack_usage = 2
+	ldi r18,lo8(2)
+	sts 192,r18
+	sts 197,__zero_reg__
+	ldi r18,lo8(1)
+	sts 196,r18
+	ldi r18,lo8(6)
+	sts 194,r18
+	ldi r28,lo8(-63)
+	ldi r29,0
+	ldi r18,lo8(8)
+	st Y,r18
+	call link_send_next
+	ldi r24,lo8(24)
+	st Y,r24
+/* epilogue start */
+	pop r29
+	pop r28
+	ret
+	.size	link_init, .-link_init
 	.section	.text.link_rx_errors,"ax",@progbits
 .global	link_rx_errors
 	.type	link_rx_errors, @function
@@ -469,225 +616,159 @@ link_rx_errors:
 .global	link_receive
 	.type	link_receive, @function
 link_receive:
-	push r28
-	push r29
-	in r28,__SP_L__
-	in r29,__SP_H__
-	sbiw r28,41
-	in __tmp_reg__,__SREG__
-	cli
-	out __SP_H__,r29
-	out __SREG__,__tmp_reg__
-	out __SP_L__,r28
 /* prologue: function */
-/* frame size = 41 */
-/* stack size = 43 */
-.L__stack_usage = 43
-	std Y+41,r25
-	std Y+40,r24
-	lds r18,192
-	std Y+38,r18
-	sbrs r18,7
-	rjmp .L43
-	rjmp .L75
-.L86:
-	ldd r24,Y+39
-	cpi r24,lo8(-91)
-	breq .L46
-.L49:
-	lds r25,192
-	std Y+38,r25
-	sbrs r25,7
-	rjmp .L43
-.L75:
-	lds r24,198
-	std Y+39,r24
-	call clock_now
-	sts link_received_at,r22
-	sts link_received_at+1,r23
-	sts link_received_at+2,r24
-	sts link_received_at+3,r25
-	ldd r24,Y+38
+/* frame size = 0 */
+/* stack size = 0 */
+.L__stack_usage = 0
+	sts handler+1,r25
+	sts handler,r24
+.L99:
+	lds r24,192
+	sbrs r24,7
+	rjmp .L134
+.L112:
+	lds r25,198
 	andi r24,lo8(24)
-	breq .L45
-	lds r24,rx_errors
-	lds r25,rx_errors+1
-	cpi r24,-1
-	ldi r18,-1
-	cpc r25,r18
-	breq .L45
-	adiw r24,1
-	sts rx_errors+1,r25
-	sts rx_errors,r24
-.L45:
-	lds r24,in_count
+	breq .L100
+	lds r18,rx_errors
+	lds r19,rx_errors+1
+	cpi r18,-1
+	ldi r20,-1
+	cpc r19,r20
+	breq .L100
+	subi r18,-1
+	sbci r19,-1
+	sts rx_errors+1,r19
+	sts rx_errors,r18
+.L100:
+	lds r30,in_count
+	cpse r30,__zero_reg__
+	rjmp .L101
+	cpi r25,lo8(-91)
+	breq .L135
+.L103:
+	lds r24,link_sending
 	tst r24
-	breq .L86
-.L46:
-	ldd r22,Y+40
-	ldd r23,Y+41
-	ldd r24,Y+39
-	call take_one.part.0
-	tst r24
-	breq .L49
-	lds r25,in_count
-	tst r25
-	breq .L49
-	cpi r25,lo8(2)
-	brsh .+2
-	rjmp .L50
-	ldi r30,lo8(in_bytes+1)
-	ldi r31,hi8(in_bytes+1)
-	movw r26,r28
-	adiw r26,1
-	ldi r18,lo8(-2)
-	add r18,r25
-	ldi r19,0
-	subi r18,lo8(-(in_bytes+2))
-	sbci r19,hi8(-(in_bytes+2))
-.L51:
-	ld r24,Z+
-	st X+,r24
-	cp r18,r30
-	cpc r19,r31
-	brne .L51
-	subi r25,lo8(-(-1))
-	std Y+39,r25
-	sts in_count,__zero_reg__
-	ldi r25,0
-	std Y+38,__zero_reg__
-	rjmp .L60
-.L87:
-	cpi r24,lo8(-91)
-	breq .L52
-	subi r18,lo8(-(1))
-	std Y+38,r18
-.L53:
-	ldd r18,Y+39
-	ldd r24,Y+38
-	cp r24,r18
-	brlo .+2
-	rjmp .L49
-	lds r25,in_count
-.L60:
-	ldi r30,lo8(1)
-	ldi r31,0
-	add r30,r28
-	adc r31,r29
-	ldd r18,Y+38
-	add r30,r18
-	adc r31,__zero_reg__
-	ld r24,Z
-	tst r25
-	breq .L87
-.L52:
-	ldd r22,Y+40
-	ldd r23,Y+41
-	call take_one.part.0
-	tst r24
+	breq .L99
+	lds r24,192
+	sbrs r24,5
+	rjmp .L99
+	lds r30,out_position
+	ldi r24,lo8(1)
+	add r24,r30
+	sts out_position,r24
+	lds r25,out_count
+	cp r24,r25
 	brne .+2
-	rjmp .L88
-	lds r25,in_count
-	cpse r25,__zero_reg__
-	rjmp .L55
-	ldd r25,Y+38
-	subi r25,lo8(-(1))
-	std Y+38,r25
-	rjmp .L53
-.L55:
-	cpi r25,lo8(2)
-	brlo .L61
-	ldi r30,lo8(in_bytes+1)
-	ldi r31,hi8(in_bytes+1)
-	movw r26,r28
-	adiw r26,1
-	ldi r18,lo8(-2)
-	add r18,r25
-	ldi r19,0
-	subi r18,lo8(-(in_bytes+2))
-	sbci r19,hi8(-(in_bytes+2))
-.L57:
-	ld r24,Z+
-	st X+,r24
-	cp r30,r18
-	cpc r31,r19
-	brne .L57
-	ldi r19,lo8(-1)
-	add r19,r25
-.L56:
-	ldd r24,Y+38
-	subi r24,lo8(-(1))
-	ldd r18,Y+39
-	cp r24,r18
-	brsh .L62
-	mov r25,r19
-.L59:
-	ldi r30,lo8(1)
+	rjmp .L136
+.L111:
 	ldi r31,0
-	add r30,r28
-	adc r31,r29
-	add r30,r24
-	adc r31,__zero_reg__
-	ld r18,Z
-	ldi r30,lo8(1)
-	ldi r31,0
-	add r30,r28
-	adc r31,r29
-	add r30,r25
-	adc r31,__zero_reg__
-	st Z,r18
-	subi r24,lo8(-(1))
-	subi r25,lo8(-(1))
-	ldd r18,Y+39
-	cpse r24,r18
-	rjmp .L59
-	mov r24,r18
-	subi r24,lo8(-(-1))
-	ldd r25,Y+38
-	sub r24,r25
-	add r24,r19
-	std Y+39,r24
-.L58:
-	sts in_count,__zero_reg__
-	std Y+38,__zero_reg__
-	rjmp .L53
-.L62:
-	std Y+39,r19
-	rjmp .L58
-.L43:
+	subi r30,lo8(-(out_bytes))
+	sbci r31,hi8(-(out_bytes))
+	ld r24,Z
+	ldi r25,lo8(66)
+	sts 192,r25
+	sts 198,r24
+	lds r24,192
+	sbrc r24,7
+	rjmp .L112
+.L134:
 /* epilogue start */
-	adiw r28,41
-	in __tmp_reg__,__SREG__
-	cli
-	out __SP_H__,r29
-	out __SREG__,__tmp_reg__
-	out __SP_L__,r28
-	pop r29
-	pop r28
 	ret
-.L61:
-	ldi r19,0
-	rjmp .L56
-.L50:
-	sts in_count,__zero_reg__
-	rjmp .L49
-.L88:
-	ldd r24,Y+38
-	subi r24,lo8(-(1))
-	std Y+38,r24
-	rjmp .L53
+.L101:
+	ldi r24,lo8(1)
+	add r24,r30
+	ldi r31,0
+	subi r30,lo8(-(in_bytes))
+	sbci r31,hi8(-(in_bytes))
+	st Z,r25
+	sts in_count,r24
+	cpi r24,lo8(3)
+	breq .L137
+	brlo .L103
+	lds r25,in_total
+	cpse r24,r25
+	rjmp .L103
+	call complete
+	rjmp .L103
+.L135:
+	ldi r24,lo8(1)
+	sts in_count,r24
+	rjmp .L103
+.L137:
+	lds r24,in_bytes+1
+	ldi r30,lo8(127)
+	add r30,r24
+	cpi r30,lo8(6)
+	brsh .L105
+	ldi r31,0
+	subi r30,lo8(-(CSWTCH.29))
+	sbci r31,hi8(-(CSWTCH.29))
+	ld r18,Z
+	tst r18
+	breq .L105
+	cp r25,r18
+	breq .L138
+.L105:
+	lds r18,rx_errors
+	lds r19,rx_errors+1
+	cpi r18,-1
+	ldi r20,-1
+	cpc r19,r20
+	breq .L106
+	subi r18,-1
+	sbci r19,-1
+	sts rx_errors+1,r19
+	sts rx_errors,r18
+.L106:
+	cpi r24,lo8(-91)
+	breq .L139
+	ldi r24,lo8(1)
+	cpi r25,lo8(-91)
+	breq .L108
+	ldi r24,0
+.L108:
+	sts in_count,r24
+	rjmp .L103
+.L136:
+	sts link_sending,__zero_reg__
+	rjmp .L111
+.L139:
+	sts in_bytes+1,r25
+	ldi r24,lo8(2)
+	sts in_count,r24
+	rjmp .L103
+.L138:
+	subi r25,lo8(-(5))
+	sts in_total,r25
+	rjmp .L103
 	.size	link_receive, .-link_receive
+	.section	.rodata.CSWTCH.29,"a",@progbits
+	.type	CSWTCH.29, @object
+	.size	CSWTCH.29, 6
+CSWTCH.29:
+	.byte	3
+	.byte	5
+	.byte	1
+	.byte	4
+	.byte	1
+	.byte	5
+	.section	.bss.handler,"aw",@nobits
+	.type	handler, @object
+	.size	handler, 2
+handler:
+	.zero	2
 	.comm	link_received_at,4,1
 	.section	.bss.rx_errors,"aw",@nobits
 	.type	rx_errors, @object
 	.size	rx_errors, 2
 rx_errors:
 	.zero	2
-	.section	.bss.in_crc,"aw",@nobits
-	.type	in_crc, @object
-	.size	in_crc, 2
-in_crc:
-	.zero	2
+	.section	.bss.in_total,"aw",@nobits
+	.type	in_total, @object
+	.size	in_total, 1
+in_total:
+	.zero	1
 	.section	.bss.in_count,"aw",@nobits
 	.type	in_count, @object
 	.size	in_count, 1
@@ -695,29 +776,29 @@ in_count:
 	.zero	1
 	.section	.bss.in_bytes,"aw",@nobits
 	.type	in_bytes, @object
-	.size	in_bytes, 37
+	.size	in_bytes, 10
 in_bytes:
-	.zero	37
-	.section	.bss.out_crc,"aw",@nobits
-	.type	out_crc, @object
-	.size	out_crc, 2
-out_crc:
-	.zero	2
+	.zero	10
+	.comm	link_sending,1,1
 	.section	.bss.out_position,"aw",@nobits
 	.type	out_position, @object
 	.size	out_position, 1
 out_position:
 	.zero	1
-	.comm	link_sending,1,1
-	.section	.bss.out,"aw",@nobits
-	.type	out, @object
-	.size	out, 34
-out:
-	.zero	34
-	.section	.progmem.data.crc_nibbles,"a",@progbits
-	.type	crc_nibbles, @object
-	.size	crc_nibbles, 32
-crc_nibbles:
+	.section	.bss.out_count,"aw",@nobits
+	.type	out_count, @object
+	.size	out_count, 1
+out_count:
+	.zero	1
+	.section	.bss.out_bytes,"aw",@nobits
+	.type	out_bytes, @object
+	.size	out_bytes, 37
+out_bytes:
+	.zero	37
+	.section	.progmem.data.crc_table,"a",@progbits
+	.type	crc_table, @object
+	.size	crc_table, 512
+crc_table:
 	.word	0
 	.word	4129
 	.word	8258
@@ -734,5 +815,246 @@ crc_nibbles:
 	.word	-11859
 	.word	-7730
 	.word	-3601
+	.word	4657
+	.word	528
+	.word	12915
+	.word	8786
+	.word	21173
+	.word	17044
+	.word	29431
+	.word	25302
+	.word	-27847
+	.word	-31976
+	.word	-19589
+	.word	-23718
+	.word	-11331
+	.word	-15460
+	.word	-3073
+	.word	-7202
+	.word	9314
+	.word	13379
+	.word	1056
+	.word	5121
+	.word	25830
+	.word	29895
+	.word	17572
+	.word	21637
+	.word	-23190
+	.word	-19125
+	.word	-31448
+	.word	-27383
+	.word	-6674
+	.word	-2609
+	.word	-14932
+	.word	-10867
+	.word	13907
+	.word	9842
+	.word	5649
+	.word	1584
+	.word	30423
+	.word	26358
+	.word	22165
+	.word	18100
+	.word	-18597
+	.word	-22662
+	.word	-26855
+	.word	-30920
+	.word	-2081
+	.word	-6146
+	.word	-10339
+	.word	-14404
+	.word	18628
+	.word	22757
+	.word	26758
+	.word	30887
+	.word	2112
+	.word	6241
+	.word	10242
+	.word	14371
+	.word	-13876
+	.word	-9747
+	.word	-5746
+	.word	-1617
+	.word	-30392
+	.word	-26263
+	.word	-22262
+	.word	-18133
+	.word	23285
+	.word	19156
+	.word	31415
+	.word	27286
+	.word	6769
+	.word	2640
+	.word	14899
+	.word	10770
+	.word	-9219
+	.word	-13348
+	.word	-1089
+	.word	-5218
+	.word	-25735
+	.word	-29864
+	.word	-17605
+	.word	-21734
+	.word	27814
+	.word	31879
+	.word	19684
+	.word	23749
+	.word	11298
+	.word	15363
+	.word	3168
+	.word	7233
+	.word	-4690
+	.word	-625
+	.word	-12820
+	.word	-8755
+	.word	-21206
+	.word	-17141
+	.word	-29336
+	.word	-25271
+	.word	32407
+	.word	28342
+	.word	24277
+	.word	20212
+	.word	15891
+	.word	11826
+	.word	7761
+	.word	3696
+	.word	-97
+	.word	-4162
+	.word	-8227
+	.word	-12292
+	.word	-16613
+	.word	-20678
+	.word	-24743
+	.word	-28808
+	.word	-28280
+	.word	-32343
+	.word	-20022
+	.word	-24085
+	.word	-12020
+	.word	-16083
+	.word	-3762
+	.word	-7825
+	.word	4224
+	.word	161
+	.word	12482
+	.word	8419
+	.word	20484
+	.word	16421
+	.word	28742
+	.word	24679
+	.word	-31815
+	.word	-27752
+	.word	-23557
+	.word	-19494
+	.word	-15555
+	.word	-11492
+	.word	-7297
+	.word	-3234
+	.word	689
+	.word	4752
+	.word	8947
+	.word	13010
+	.word	16949
+	.word	21012
+	.word	25207
+	.word	29270
+	.word	-18966
+	.word	-23093
+	.word	-27224
+	.word	-31351
+	.word	-2706
+	.word	-6833
+	.word	-10964
+	.word	-15091
+	.word	13538
+	.word	9411
+	.word	5280
+	.word	1153
+	.word	29798
+	.word	25671
+	.word	21540
+	.word	17413
+	.word	-22565
+	.word	-18438
+	.word	-30823
+	.word	-26696
+	.word	-6305
+	.word	-2178
+	.word	-14563
+	.word	-10436
+	.word	9939
+	.word	14066
+	.word	1681
+	.word	5808
+	.word	26199
+	.word	30326
+	.word	17941
+	.word	22068
+	.word	-9908
+	.word	-13971
+	.word	-1778
+	.word	-5841
+	.word	-26168
+	.word	-30231
+	.word	-18038
+	.word	-22101
+	.word	22596
+	.word	18533
+	.word	30726
+	.word	26663
+	.word	6336
+	.word	2273
+	.word	14466
+	.word	10403
+	.word	-13443
+	.word	-9380
+	.word	-5313
+	.word	-1250
+	.word	-29703
+	.word	-25640
+	.word	-21573
+	.word	-17510
+	.word	19061
+	.word	23124
+	.word	27191
+	.word	31254
+	.word	2801
+	.word	6864
+	.word	10931
+	.word	14994
+	.word	-722
+	.word	-4849
+	.word	-8852
+	.word	-12979
+	.word	-16982
+	.word	-21109
+	.word	-25112
+	.word	-29239
+	.word	31782
+	.word	27655
+	.word	23652
+	.word	19525
+	.word	15522
+	.word	11395
+	.word	7392
+	.word	3265
+	.word	-4321
+	.word	-194
+	.word	-12451
+	.word	-8324
+	.word	-20581
+	.word	-16454
+	.word	-28711
+	.word	-24584
+	.word	28183
+	.word	32310
+	.word	20053
+	.word	24180
+	.word	11923
+	.word	16050
+	.word	3793
+	.word	7920
 	.ident	"GCC: (GNU) 5.4.0"
+.global __do_copy_data
 .global __do_clear_bss

@@ -14,27 +14,40 @@ handle:
 /* frame size = 0 */
 /* stack size = 2 */
 .L__stack_usage = 2
-	movw r26,r24
-	ld r20,X
-	ldi r30,lo8(127)
-	add r30,r20
-	cpi r30,lo8(6)
-	brsh .L2
-	ldi r31,0
-	subi r30,lo8(-(CSWTCH.50))
-	sbci r31,hi8(-(CSWTCH.50))
-	ld r24,Z
-	tst r24
-	breq .L2
-	adiw r26,1
-	ld r18,X
-	sbiw r26,1
-	cp r18,r24
+	movw r28,r24
+	ld r24,Y
+	cpi r24,lo8(-125)
+	brne .+2
+	rjmp .L3
+	brsh .+2
+	rjmp .L35
+	cpi r24,lo8(-123)
 	brne .+2
 	rjmp .L7
+	brsh .+2
+	rjmp .L8
+	cpi r24,lo8(-122)
+	brne .L2
+	ldd r30,Y+3
+	ldd r31,Y+4
+	movw r24,r30
+	subi r24,100
+	sbc r25,__zero_reg__
+	cpi r24,-3
+	sbci r25,-23
+	brsh .L13
+	ldd r18,Y+5
+	ldd r19,Y+6
+	cpi r18,-23
+	ldi r24,3
+	cpc r19,r24
+	brsh .+2
+	rjmp .L14
+.L13:
 	lds r19,replies
 	cpi r19,lo8(4)
-	breq .L1
+	brne .+2
+	rjmp .L1
 	lds r25,reply_first
 	add r25,r19
 	andi r25,lo8(3)
@@ -43,17 +56,17 @@ handle:
 	movw r30,r24
 	subi r30,lo8(-(reply_type))
 	sbci r31,hi8(-(reply_type))
-	ldi r21,lo8(6)
-	st Z,r21
+	ldi r18,lo8(6)
+	st Z,r18
 	movw r30,r24
 	subi r30,lo8(-(reply_command))
 	sbci r31,hi8(-(reply_command))
-	st Z,r20
-	tst r18
-	breq .L9
-	adiw r26,2
-	ld r18,X
-.L9:
+	ldi r18,lo8(-122)
+	st Z,r18
+	ldd r18,Y+1
+	cpse r18,__zero_reg__
+	ldd r18,Y+2
+.L16:
 	movw r30,r24
 	subi r30,lo8(-(reply_seq))
 	sbci r31,hi8(-(reply_seq))
@@ -61,80 +74,22 @@ handle:
 	movw r30,r24
 	subi r30,lo8(-(reply_reason))
 	sbci r31,hi8(-(reply_reason))
-	ldi r18,lo8(2)
+	ldi r18,lo8(3)
 	st Z,r18
 	ldi r24,lo8(1)
 	add r24,r19
 	sts replies,r24
 	ldi r24,lo8(1)
 	sts tx_wanted,r24
-.L1:
-/* epilogue start */
-	pop r29
-	pop r28
-	ret
+	rjmp .L1
+.L5:
+	ldd r22,Y+4
+	ldd r24,Y+3
+	call outputs_lamps
 .L2:
-	lds r24,replies
-	cpi r24,lo8(4)
-	breq .L1
-	lds r18,reply_first
-	add r18,r24
-	andi r18,lo8(3)
-	ldi r19,0
-	movw r30,r18
-	subi r30,lo8(-(reply_type))
-	sbci r31,hi8(-(reply_type))
-	ldi r25,lo8(6)
-	st Z,r25
-	movw r30,r18
-	subi r30,lo8(-(reply_command))
-	sbci r31,hi8(-(reply_command))
-	st Z,r20
-	adiw r26,1
-	ld r25,X
-	sbiw r26,1
-	tst r25
-	breq .L6
-	adiw r26,2
-	ld r25,X
-.L6:
-	movw r30,r18
-	subi r30,lo8(-(reply_seq))
-	sbci r31,hi8(-(reply_seq))
-	st Z,r25
-	movw r30,r18
-	subi r30,lo8(-(reply_reason))
-	sbci r31,hi8(-(reply_reason))
-	ldi r25,lo8(1)
-	st Z,r25
-	subi r24,lo8(-(1))
-	sts replies,r24
-	sts tx_wanted,r25
-/* epilogue start */
-	pop r29
-	pop r28
-	ret
-.L7:
-	cpi r20,lo8(-124)
-	brne .+2
-	rjmp .L11
-	movw r28,r26
-	cpi r20,lo8(-123)
-	brsh .L12
-	cpi r20,lo8(-126)
-	brne .+2
-	rjmp .L13
-	cpi r20,lo8(-125)
-	breq .+2
-	rjmp .L10
-	ldi r24,lo8(1)
-	sts reset_due,r24
-	sts tx_wanted,r24
-.L17:
 	lds r18,replies
 	cpi r18,lo8(4)
-	brne .+2
-	rjmp .L1
+	breq .L1
 	lds r25,reply_first
 	add r25,r18
 	andi r25,lo8(3)
@@ -153,7 +108,7 @@ handle:
 	ldd r19,Y+1
 	cpse r19,__zero_reg__
 	ldd r19,Y+2
-.L20:
+.L17:
 	movw r30,r24
 	subi r30,lo8(-(reply_seq))
 	sbci r31,hi8(-(reply_seq))
@@ -162,70 +117,22 @@ handle:
 	subi r30,lo8(-(reply_reason))
 	sbci r31,hi8(-(reply_reason))
 	st Z,__zero_reg__
-.L47:
+.L33:
 	ldi r24,lo8(1)
 	add r24,r18
 	sts replies,r24
 	ldi r24,lo8(1)
 	sts tx_wanted,r24
-	rjmp .L1
-.L12:
-	cpi r20,lo8(-123)
-	brne .+2
-	rjmp .L15
-	cpi r20,lo8(-122)
-	breq .+2
-	rjmp .L10
-	ldd r30,Y+3
-	ldd r31,Y+4
-	movw r24,r30
-	subi r24,100
-	sbc r25,__zero_reg__
-	cpi r24,-3
-	sbci r25,-23
-	brsh .L19
-	ldd r18,Y+5
-	ldd r19,Y+6
-	cpi r18,-23
-	ldi r24,3
-	cpc r19,r24
-	brsh .+2
-	rjmp .L49
-.L19:
-	lds r18,replies
-	cpi r18,lo8(4)
-	brne .+2
-	rjmp .L1
-	lds r24,reply_first
-	add r24,r18
-	andi r24,lo8(3)
-	ldi r25,0
-	movw r30,r24
-	subi r30,lo8(-(reply_type))
-	sbci r31,hi8(-(reply_type))
-	ldi r19,lo8(6)
-	st Z,r19
-	movw r30,r24
-	subi r30,lo8(-(reply_command))
-	sbci r31,hi8(-(reply_command))
-	ldi r19,lo8(-122)
-	st Z,r19
-	movw r30,r24
-	subi r30,lo8(-(reply_seq))
-	sbci r31,hi8(-(reply_seq))
-	ldd r19,Y+2
-	st Z,r19
-	movw r30,r24
-	subi r30,lo8(-(reply_reason))
-	sbci r31,hi8(-(reply_reason))
-	ldi r19,lo8(3)
-	st Z,r19
-	subi r18,lo8(-(1))
-	sts replies,r18
-	ldi r24,lo8(1)
-	sts tx_wanted,r24
-	rjmp .L1
-.L13:
+.L1:
+/* epilogue start */
+	pop r29
+	pop r28
+	ret
+.L35:
+	cpi r24,lo8(-127)
+	breq .L5
+	cpi r24,lo8(-126)
+	brne .L2
 	lds r18,now
 	lds r19,now+1
 	lds r20,now+2
@@ -236,11 +143,10 @@ handle:
 	ldd r25,Y+4
 	call outputs_beep
 	cpse r24,__zero_reg__
-	rjmp .L17
+	rjmp .L2
 	lds r18,replies
 	cpi r18,lo8(4)
-	brne .+2
-	rjmp .L1
+	breq .L1
 	lds r25,reply_first
 	add r25,r18
 	andi r25,lo8(3)
@@ -259,7 +165,7 @@ handle:
 	ldd r19,Y+1
 	cpse r19,__zero_reg__
 	ldd r19,Y+2
-.L18:
+.L12:
 	movw r30,r24
 	subi r30,lo8(-(reply_seq))
 	sbci r31,hi8(-(reply_seq))
@@ -269,19 +175,20 @@ handle:
 	sbci r31,hi8(-(reply_reason))
 	ldi r19,lo8(3)
 	st Z,r19
-	rjmp .L47
-.L15:
+	rjmp .L33
+.L7:
 	ldi r24,lo8(1)
 	sts hello_due,r24
 	sts tx_wanted,r24
-	rjmp .L1
-.L11:
-	adiw r26,2
-	ld r24,X+
-	ld r25,X+
-	ld __tmp_reg__,X+
-	ld r27,X
-	mov r26,__tmp_reg__
+/* epilogue start */
+	pop r29
+	pop r28
+	ret
+.L8:
+	ldd r24,Y+2
+	ldd r25,Y+3
+	ldd r26,Y+4
+	ldd r27,Y+5
 	sts sync_token,r24
 	sts sync_token+1,r25
 	sts sync_token+2,r26
@@ -297,13 +204,16 @@ handle:
 	ldi r24,lo8(1)
 	sts sync_due,r24
 	sts tx_wanted,r24
-	rjmp .L1
-.L10:
-	ldd r22,Y+4
-	ldd r24,Y+3
-	call outputs_lamps
-	rjmp .L17
-.L49:
+/* epilogue start */
+	pop r29
+	pop r28
+	ret
+.L3:
+	ldi r24,lo8(1)
+	sts reset_due,r24
+	sts tx_wanted,r24
+	rjmp .L2
+.L14:
 	ldi r26,lo8(-128)
 	ldi r27,lo8(62)
 	call __umulhisi3
@@ -331,7 +241,7 @@ handle:
 	rol r24
 	rol r25
 	call buttons_set_debounce
-	rjmp .L17
+	rjmp .L2
 	.size	handle, .-handle
 	.section	.text.next_frame,"ax",@progbits
 	.type	next_frame, @function
@@ -353,10 +263,10 @@ next_frame:
 	movw r30,r24
 	lds r24,sync_due
 	cpse r24,__zero_reg__
-	rjmp .L66
+	rjmp .L52
 	lds r18,replies
 	tst r18
-	breq .L53
+	breq .L39
 	lds r24,reply_first
 	ldi r25,0
 	movw r20,r24
@@ -389,13 +299,13 @@ next_frame:
 	std Z+4,r24
 	cpi r18,lo8(6)
 	brne .+2
-	rjmp .L67
+	rjmp .L53
 	ldi r24,lo8(2)
-.L54:
+.L40:
 	std Z+1,r24
 	ldi r30,lo8(1)
 	std Y+11,r30
-.L52:
+.L38:
 	ldd r24,Y+11
 /* epilogue start */
 	adiw r28,11
@@ -407,11 +317,11 @@ next_frame:
 	pop r29
 	pop r28
 	ret
-.L53:
+.L39:
 	lds r24,hello_due
 	tst r24
 	brne .+2
-	rjmp .L56
+	rjmp .L42
 	sts hello_due,__zero_reg__
 	ldi r24,lo8(1)
 	st Z,r24
@@ -435,8 +345,8 @@ next_frame:
 	std Z+13,__zero_reg__
 	ldi r31,lo8(1)
 	std Y+11,r31
-	rjmp .L52
-.L66:
+	rjmp .L38
+.L52:
 	sts sync_due,__zero_reg__
 	ldi r24,lo8(4)
 	st Z,r24
@@ -466,29 +376,29 @@ next_frame:
 	std Z+9,r25
 	ldi r24,lo8(1)
 	std Y+11,r24
-	rjmp .L52
-.L56:
+	rjmp .L38
+.L42:
 	std Y+10,r31
 	std Y+9,r30
 	movw r24,r28
 	adiw r24,1
 	call buttons_peek
 	cpse r24,__zero_reg__
-	rjmp .L68
+	rjmp .L54
 	lds r24,heartbeat_due
 	std Y+11,r24
 	cpse r24,__zero_reg__
-	rjmp .L69
+	rjmp .L55
 	lds r24,reset_due
 	cpse r24,__zero_reg__
-	rjmp .L70
-.L59:
+	rjmp .L56
+.L45:
 	sts tx_wanted,r24
-	rjmp .L52
-.L67:
+	rjmp .L38
+.L53:
 	ldi r24,lo8(3)
-	rjmp .L54
-.L68:
+	rjmp .L40
+.L54:
 	call buttons_pop
 	ldi r24,lo8(2)
 	ldd r30,Y+9
@@ -517,14 +427,14 @@ next_frame:
 	std Z+9,r25
 	ldi r31,lo8(1)
 	std Y+11,r31
-	rjmp .L52
-.L70:
+	rjmp .L38
+.L56:
 	call link_sent
 	cpse r24,__zero_reg__
-	rjmp .L60
+	rjmp .L46
 	lds r24,reset_due
-	rjmp .L59
-.L69:
+	rjmp .L45
+.L55:
 	sts heartbeat_due,__zero_reg__
 	ldi r24,lo8(3)
 	ldd r30,Y+9
@@ -569,8 +479,8 @@ next_frame:
 	std Z+14,r24
 	ldi r31,lo8(1)
 	std Y+11,r31
-	rjmp .L52
-.L60:
+	rjmp .L38
+.L46:
 	ldi r25,lo8(8)
 	ldi r24,lo8(24)
 /* #APP */
@@ -584,8 +494,8 @@ next_frame:
  	
  ;  0 "" 2
 /* #NOAPP */
-.L61:
-	rjmp .L61
+.L47:
+	rjmp .L47
 	.size	next_frame, .-next_frame
 	.section	.init3,"ax",@progbits
 .global	early_init
@@ -619,20 +529,16 @@ early_init:
 main:
 	push r28
 	push r29
+	rcall .
+	rcall .
+	push __zero_reg__
 	in r28,__SP_L__
 	in r29,__SP_H__
-	sbiw r28,12
-	in __tmp_reg__,__SREG__
-	cli
-	out __SP_H__,r29
-	out __SREG__,__tmp_reg__
-	out __SP_L__,r28
 /* prologue: function */
-/* frame size = 12 */
-/* stack size = 14 */
-.L__stack_usage = 14
+/* frame size = 5 */
+/* stack size = 7 */
+.L__stack_usage = 7
 	call clock_init
-	call link_init
 	call outputs_init
 	in r24,0xb
 	ori r24,lo8(-4)
@@ -647,7 +553,7 @@ main:
 	std Y+2,r23
 	std Y+3,r24
 	std Y+4,r25
-.L73:
+.L59:
 	call clock_now
 	movw r26,r24
 	movw r24,r22
@@ -663,131 +569,114 @@ main:
 	sbci r25,6
 	cpc r26,__zero_reg__
 	cpc r27,__zero_reg__
-	brlo .L73
+	brlo .L59
 	call sampler_read
 	std Y+1,r24
 	call buttons_init
 	ldd r24,Y+1
 	call sampler_init
 /* #APP */
- ;  203 "src/main.c" 1
+ ;  183 "src/main.c" 1
 	sei
  ;  0 "" 2
 /* #NOAPP */
+	ldi r24,lo8(gs(next_frame))
+	ldi r25,hi8(gs(next_frame))
+	call link_init
 	call clock_now
-	std Y+7,r22
-	std Y+8,r23
-	std Y+9,r24
-	std Y+10,r25
+	std Y+1,r22
+	std Y+2,r23
+	std Y+3,r24
+	std Y+4,r25
 	in r20,0x26
-	std Y+6,r20
-	lds r21,tx_wanted
-	std Y+12,r21
-	rjmp .L85
-.L79:
+	std Y+5,r20
+	lds r24,tx_wanted
+	rjmp .L71
+.L65:
 	call buttons_take
-.L90:
-	lds r26,buttons_queue_head
-	std Y+12,r26
-	lds r27,buttons_queue_tail
-	std Y+5,r27
-	lds r18,tx_wanted
-	std Y+1,r18
-	lds r19,192
-	std Y+11,r19
-	sbrc r19,7
-	rjmp .L110
-.L80:
-	ldd r20,Y+11
-	sbrs r20,5
-	rjmp .L81
+.L84:
+	lds r24,192
+	sbrs r24,5
+	rjmp .L66
 	lds r24,link_sending
 	cpse r24,__zero_reg__
-	rjmp .L82
-	ldi r24,lo8(1)
-	ldd r21,Y+12
-	ldd r25,Y+5
-	cp r21,r25
+	rjmp .L67
+	ldi r25,lo8(1)
+	lds r18,buttons_queue_head
+	lds r24,buttons_queue_tail
+	cp r18,r24
 	brne .+2
-	rjmp .L111
-.L83:
-	ldd r26,Y+1
-	or r24,r26
-	breq .L81
-.L82:
+	rjmp .L117
+.L68:
+	lds r24,tx_wanted
+	or r24,r25
+	breq .L66
+.L67:
 	ldi r24,lo8(gs(next_frame))
 	ldi r25,hi8(gs(next_frame))
 	call link_send_next
-.L81:
-	in r27,0x26
-	std Y+1,r27
-	mov r24,r27
-	ldd r18,Y+6
-	sub r24,r18
-	cpi r24,lo8(16)
-	brlo .+2
-	rjmp .L84
-	lds r19,tx_wanted
-	std Y+12,r19
-.L85:
-	lds r26,buttons_queue_head
-	std Y+1,r26
-	lds r27,buttons_queue_tail
-	std Y+5,r27
-	lds r18,192
-	std Y+11,r18
-	sbrc r18,7
-	rjmp .L112
-.L75:
-	ldd r19,Y+11
-	sbrs r19,5
-	rjmp .L76
-	lds r24,link_sending
-	cpse r24,__zero_reg__
-	rjmp .L77
-	ldi r24,lo8(1)
-	ldd r20,Y+1
+.L66:
+	lds r24,192
+	sbrc r24,7
+	rjmp .L118
+	in r24,0x26
 	ldd r21,Y+5
-	cp r20,r21
-	breq .L113
-.L78:
-	ldd r25,Y+12
-	or r25,r24
-	breq .L76
-.L77:
+	sub r24,r21
+	cpi r24,lo8(16)
+	brsh .L119
+.L82:
+	lds r24,tx_wanted
+.L71:
+	lds r25,192
+	sbrs r25,5
+	rjmp .L61
+	lds r25,link_sending
+	cpse r25,__zero_reg__
+	rjmp .L62
+	ldi r25,lo8(1)
+	lds r19,buttons_queue_head
+	lds r18,buttons_queue_tail
+	cp r19,r18
+	brne .+2
+	rjmp .L120
+.L63:
+	or r24,r25
+	breq .L61
+.L62:
 	ldi r24,lo8(gs(next_frame))
 	ldi r25,hi8(gs(next_frame))
 	call link_send_next
-.L76:
+.L61:
+	lds r24,192
+	sbrc r24,7
+	rjmp .L121
+.L64:
 	ldi r24,lo8(8)
 	add r24,r17
-	cpse r24,r16
-	rjmp .L79
-	lds r25,raw_dropped
-	lds r24,buttons_drops_seen
-	cpse r25,r24
-	rjmp .L79
-	lds r24,buttons_lost
-	cpse r24,__zero_reg__
-	rjmp .L79
-	rjmp .L90
-.L110:
+	cpse r16,r24
+	rjmp .L65
+	lds r24,buttons_view
+	cpse r24,r10
+	rjmp .L65
+	rjmp .L84
+.L121:
 	ldi r24,lo8(gs(handle))
 	ldi r25,hi8(gs(handle))
 	call link_receive
-	rjmp .L80
-.L112:
+	rjmp .L64
+.L118:
 	ldi r24,lo8(gs(handle))
 	ldi r25,hi8(gs(handle))
 	call link_receive
-	rjmp .L75
-.L113:
-	ldi r24,0
-	rjmp .L78
-.L111:
-	ldi r24,0
-	rjmp .L83
-.L84:
+	in r24,0x26
+	ldd r21,Y+5
+	sub r24,r21
+	cpi r24,lo8(16)
+	brlo .L82
+.L119:
+	ldd r24,Y+5
+	subi r24,lo8(-(16))
+	std Y+5,r24
 	call clock_now
 	sts now,r22
 	sts now+1,r23
@@ -795,18 +684,17 @@ main:
 	sts now+3,r25
 	lds r18,buttons_waiting
 	cpse r18,__zero_reg__
-	rjmp .L114
-.L86:
+	rjmp .L122
 	lds r18,outputs_busy
 	cpse r18,__zero_reg__
-	rjmp .L115
-.L87:
+	rjmp .L123
+.L81:
 	movw r26,r24
 	movw r24,r22
-	ldd r18,Y+7
-	ldd r19,Y+8
-	ldd r20,Y+9
-	ldd r21,Y+10
+	ldd r18,Y+1
+	ldd r19,Y+2
+	ldd r20,Y+3
+	ldd r21,Y+4
 	sub r24,r18
 	sbc r25,r19
 	sbc r26,r20
@@ -815,56 +703,113 @@ main:
 	sbci r25,106
 	sbci r26,24
 	cpc r27,__zero_reg__
-	brlo .L88
-	ldd r24,Y+7
-	ldd r25,Y+8
-	ldd r26,Y+9
-	ldd r27,Y+10
+	brsh .+2
+	rjmp .L82
+	ldd r24,Y+1
+	ldd r25,Y+2
+	ldd r26,Y+3
+	ldd r27,Y+4
 	subi r25,-106
 	sbci r26,-25
 	sbci r27,-1
-	std Y+7,r24
-	std Y+8,r25
-	std Y+9,r26
-	std Y+10,r27
+	std Y+1,r24
+	std Y+2,r25
+	std Y+3,r26
+	std Y+4,r27
 	ldi r24,lo8(1)
 	sts heartbeat_due,r24
 	sts tx_wanted,r24
+	rjmp .L71
+.L120:
+	ldi r25,0
+	rjmp .L63
+.L117:
+	ldi r25,0
+	rjmp .L68
+.L122:
+	call buttons_take
+	lds r24,192
+	sbrs r24,5
+	rjmp .L73
+	lds r24,link_sending
+	cpse r24,__zero_reg__
+	rjmp .L74
 	ldi r25,lo8(1)
-	std Y+12,r25
-.L89:
-	ldd r25,Y+1
-	std Y+6,r25
-	rjmp .L85
-.L88:
+	lds r18,buttons_queue_head
+	lds r24,buttons_queue_tail
+	cp r18,r24
+	brne .+2
+	rjmp .L124
+.L75:
 	lds r24,tx_wanted
-	std Y+12,r24
-	rjmp .L89
-.L115:
+	or r24,r25
+	breq .L73
+.L74:
+	ldi r24,lo8(gs(next_frame))
+	ldi r25,hi8(gs(next_frame))
+	call link_send_next
+.L73:
+	lds r24,192
+	sbrc r24,7
+	rjmp .L125
+.L76:
+	call buttons_confirm
+	lds r24,192
+	sbrs r24,5
+	rjmp .L77
+	lds r24,link_sending
+	cpse r24,__zero_reg__
+	rjmp .L78
+	ldi r25,lo8(1)
+	lds r18,buttons_queue_head
+	lds r24,buttons_queue_tail
+	cp r18,r24
+	breq .L126
+.L79:
+	lds r24,tx_wanted
+	or r24,r25
+	breq .L77
+.L78:
+	ldi r24,lo8(gs(next_frame))
+	ldi r25,hi8(gs(next_frame))
+	call link_send_next
+.L77:
+	lds r24,192
+	sbrc r24,7
+	rjmp .L127
+.L116:
+	lds r22,now
+	lds r23,now+1
+	lds r24,now+2
+	lds r25,now+3
+	lds r18,outputs_busy
+	tst r18
+	brne .+2
+	rjmp .L81
+.L123:
 	call outputs_update
 	lds r22,now
 	lds r23,now+1
 	lds r24,now+2
 	lds r25,now+3
-	rjmp .L87
-.L114:
-	call buttons_confirm
-	lds r22,now
-	lds r23,now+1
-	lds r24,now+2
-	lds r25,now+3
-	rjmp .L86
+	rjmp .L81
+.L125:
+	ldi r24,lo8(gs(handle))
+	ldi r25,hi8(gs(handle))
+	call link_receive
+	rjmp .L76
+.L127:
+	ldi r24,lo8(gs(handle))
+	ldi r25,hi8(gs(handle))
+	call link_receive
+	rjmp .L116
+.L126:
+	ldi r25,0
+	rjmp .L79
+.L124:
+	ldi r25,0
+	rjmp .L75
 	.size	main, .-main
-	.section	.rodata.CSWTCH.50,"a",@progbits
-	.type	CSWTCH.50, @object
-	.size	CSWTCH.50, 6
-CSWTCH.50:
-	.byte	3
-	.byte	5
-	.byte	1
-	.byte	4
-	.byte	1
-	.byte	5
 	.section	.bss.now,"aw",@nobits
 	.type	now, @object
 	.size	now, 4

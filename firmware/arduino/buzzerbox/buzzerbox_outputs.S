@@ -86,8 +86,8 @@ outputs_beep:
 	std Y+3,r19
 	std Y+4,r20
 	std Y+5,r21
-	ldi r20,lo8(prescales.1670+2)
-	ldi r21,hi8(prescales.1670+2)
+	ldi r20,lo8(prescales.1669+2)
+	ldi r21,hi8(prescales.1669+2)
 	std Y+13,r21
 	std Y+12,r20
 	ldi r26,lo8(8)
@@ -158,8 +158,8 @@ outputs_beep:
 	ldd r25,Y+1
 	mov r24,r25
 	ldi r25,0
-	subi r24,lo8(-(selects.1671))
-	sbci r25,hi8(-(selects.1671))
+	subi r24,lo8(-(selects.1670))
+	sbci r25,hi8(-(selects.1670))
 	movw r26,r24
 	ld r24,X
 	sts 177,r24
@@ -232,10 +232,10 @@ outputs_update:
 	brlo .+2
 	rjmp .L49
 .L14:
-	lds r24,blink_at.1680
-	lds r25,blink_at.1680+1
-	lds r26,blink_at.1680+2
-	lds r27,blink_at.1680+3
+	lds r24,blink_at.1679
+	lds r25,blink_at.1679+1
+	lds r26,blink_at.1679+2
+	lds r27,blink_at.1679+3
 	ldd r18,Y+9
 	ldd r19,Y+10
 	ldd r20,Y+11
@@ -250,7 +250,7 @@ outputs_update:
 	cpc r21,__zero_reg__
 	brlo .+2
 	rjmp .L15
-	lds r18,blink_phase.1681
+	lds r18,blink_phase.1680
 .L16:
 	lds r24,lamps_blink
 	lds r25,lamps_on
@@ -259,10 +259,10 @@ outputs_update:
 	com r24
 	and r24,r25
 .L18:
-	lds r25,shown.1683
+	lds r25,shown.1682
 	cp r24,r25
 	breq .L19
-	sts shown.1683,r24
+	sts shown.1682,r24
 	mov r25,r24
 	andi r25,lo8(1)
 	sbrc r24,1
@@ -323,14 +323,14 @@ outputs_update:
 	ldd r19,Y+10
 	ldd r20,Y+11
 	ldd r21,Y+12
-	sts blink_at.1680,r18
-	sts blink_at.1680+1,r19
-	sts blink_at.1680+2,r20
-	sts blink_at.1680+3,r21
-	lds r18,blink_phase.1681
+	sts blink_at.1679,r18
+	sts blink_at.1679+1,r19
+	sts blink_at.1679+2,r20
+	sts blink_at.1679+3,r21
+	lds r18,blink_phase.1680
 	ldi r24,lo8(1)
 	eor r18,r24
-	sts blink_phase.1681,r18
+	sts blink_phase.1680,r18
 	rjmp .L16
 .L50:
 	ldi r24,0
@@ -348,35 +348,35 @@ outputs_update:
 	ldi r24,lo8(1)
 	rjmp .L27
 	.size	outputs_update, .-outputs_update
-	.section	.data.shown.1683,"aw",@progbits
-	.type	shown.1683, @object
-	.size	shown.1683, 1
-shown.1683:
+	.section	.data.shown.1682,"aw",@progbits
+	.type	shown.1682, @object
+	.size	shown.1682, 1
+shown.1682:
 	.byte	-1
-	.section	.bss.blink_phase.1681,"aw",@nobits
-	.type	blink_phase.1681, @object
-	.size	blink_phase.1681, 1
-blink_phase.1681:
+	.section	.bss.blink_phase.1680,"aw",@nobits
+	.type	blink_phase.1680, @object
+	.size	blink_phase.1680, 1
+blink_phase.1680:
 	.zero	1
-	.section	.bss.blink_at.1680,"aw",@nobits
-	.type	blink_at.1680, @object
-	.size	blink_at.1680, 4
-blink_at.1680:
+	.section	.bss.blink_at.1679,"aw",@nobits
+	.type	blink_at.1679, @object
+	.size	blink_at.1679, 4
+blink_at.1679:
 	.zero	4
-	.section	.rodata.selects.1671,"a",@progbits
-	.type	selects.1671, @object
-	.size	selects.1671, 6
-selects.1671:
+	.section	.rodata.selects.1670,"a",@progbits
+	.type	selects.1670, @object
+	.size	selects.1670, 6
+selects.1670:
 	.byte	2
 	.byte	3
 	.byte	4
 	.byte	5
 	.byte	6
 	.byte	7
-	.section	.rodata.prescales.1670,"a",@progbits
-	.type	prescales.1670, @object
-	.size	prescales.1670, 12
-prescales.1670:
+	.section	.rodata.prescales.1669,"a",@progbits
+	.type	prescales.1669, @object
+	.size	prescales.1669, 12
+prescales.1669:
 	.word	8
 	.word	32
 	.word	64

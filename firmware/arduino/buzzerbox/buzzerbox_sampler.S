@@ -4,10 +4,6 @@
     .global raw_ring
 raw_ring:
     .skip 32 * 8
-    .section .bss
-    .global raw_dropped
-raw_dropped:
-    .skip 1
     .text
     .global __vector_4
     .global __vector_5
@@ -15,65 +11,50 @@ __vector_4:
 __vector_5:
     in r2, ((((0x09) + 0x20)) - 0x20)
     in r3, ((((0x06) + 0x20)) - 0x20)
-    in r8, ((((0x09) + 0x20)) - 0x20)
     lds r4, (0x84)
     lds r5, (0x85)
     in r12, ((((0x3F) + 0x20)) - 0x20)
+    inc r6
     push r30
     push r31
-    mov r11, r15
-entry_check:
     and r2, r13
-    and r8, r13
-    cp r2, r8
-    brne entry_resnap
     and r3, r14
-    or r2, r3
-    mov r9, r2
-    movw r6, r4
+    or r3, r2
+    in r2, ((((0x09) + 0x20)) - 0x20)
+    in r8, ((((0x06) + 0x20)) - 0x20)
     mov r30, r16
     ldi r31, hi8(raw_ring)
-first_pass:
+    std Z+0, r3
+    std Z+1, r4
+    std Z+2, r5
+    and r2, r13
+    and r8, r14
+    or r8, r2
     in r2, ((((0x09) + 0x20)) - 0x20)
     in r3, ((((0x06) + 0x20)) - 0x20)
-    in r8, ((((0x09) + 0x20)) - 0x20)
+    std Z+3, r15
+    std Z+4, r8
+    std Z+5, r10
     and r2, r13
     and r3, r14
-    and r8, r13
-    cp r2, r8
-    brne first_pass
     or r2, r3
-    cp r30, r17
-    breq entry_full
-    std Z+0, r9
-    std Z+1, r6
-    std Z+2, r7
-    std Z+3, r11
-    std Z+4, r2
+    std Z+6, r2
+    cpse r30, r17
     subi r30, -8
-entry_stored:
     mov r10, r2
-    rjmp loop
-entry_resnap:
-    dec r11
+    mov r11, r15
     in r2, ((((0x09) + 0x20)) - 0x20)
     in r3, ((((0x06) + 0x20)) - 0x20)
-    in r8, ((((0x09) + 0x20)) - 0x20)
-    lds r4, (0x84)
-    lds r5, (0x85)
-    rjmp entry_check
-entry_full:
-    lds r6, raw_dropped
-    inc r6
-    sts raw_dropped, r6
-    rjmp entry_stored
+    and r2, r13
+    and r3, r14
+    or r2, r3
+    cp r2, r10
+    brne changed
+    nop
+    rjmp loop
 loop:
     in r2, ((((0x09) + 0x20)) - 0x20)
     in r3, ((((0x06) + 0x20)) - 0x20)
-    in r8, ((((0x09) + 0x20)) - 0x20)
-    lds r4, (0x84)
-    lds r5, (0x85)
-compare:
     and r2, r13
     and r3, r14
     or r2, r3
@@ -81,6 +62,7 @@ compare:
     brne changed
     dec r11
     brne loop
+leave:
     ldi r31, (1 << 1) | (1 << 2)
     out ((((0x1B) + 0x20)) - 0x20), r31
     in r2, ((((0x09) + 0x20)) - 0x20)
@@ -100,22 +82,20 @@ exit_changed:
     mov r11, r15
     rjmp loop
 changed:
-    and r8, r13
-    or r8, r3
-    cp r8, r2
-    brne loop
-    cp r30, r17
-    breq full
+    lds r4, (0x84)
     std Z+0, r2
     std Z+1, r4
-    std Z+2, r5
+    cpse r30, r17
     subi r30, -8
 stored:
     mov r10, r2
     mov r11, r15
+    in r2, ((((0x09) + 0x20)) - 0x20)
+    in r3, ((((0x06) + 0x20)) - 0x20)
+    and r2, r13
+    and r3, r14
+    or r2, r3
+    cp r2, r10
+    brne changed
+    nop
     rjmp loop
-full:
-    lds r8, raw_dropped
-    inc r8
-    sts raw_dropped, r8
-    rjmp stored
