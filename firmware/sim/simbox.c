@@ -616,8 +616,7 @@ static void schedule_feed(uint64_t floor)
  * the one before, so a firmware that reads as fast as the line delivers looked too slow. The chip
  * holds two received bytes and a third in its shift register, each readable from the end of its
  * stop bit (where this harness feeds it): after a read of UDR0, a byte still waiting is readable at
- * once. So an access to UDR0 moves simavr's pending pump to now when bytes wait (a write, the
- * transmit side, finds RXC0 already up or the FIFO empty, and changes nothing). */
+ * once. So a read of UDR0 moves simavr's pending pump to now when bytes wait, and clears DOR0. */
 static void on_udr_access(struct avr_irq_t *irq, uint32_t value, void *param)
 {
 	(void)irq;
@@ -666,7 +665,6 @@ static void uart_xoff_hook(struct avr_irq_t *irq, uint32_t value, void *param)
  */
 static avr_cycle_timer_t txc_pump;
 static uint64_t tx_shift_free_at; /* when the transmitter's shift register is empty */
-
 
 /* Run as a cycle timer right after the write: simavr arms its pump after telling us of the byte. */
 static avr_cycle_count_t pace_transmitter(avr_t *a, avr_cycle_count_t when, void *param)

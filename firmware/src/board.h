@@ -40,9 +40,7 @@
 #define C_SYNC 0x84
 #define C_HELLO_REQUEST 0x85
 #define C_DEBOUNCE 0x86
-#define NAK_UNKNOWN 1
-#define NAK_LENGTH 2
-#define NAK_VALUE 3
+#define NAK_VALUE 3 /* 1 and 2 (an unknown command, a wrong length) are bad frames now */
 
 #define HEARTBEAT_TICKS (100 * TICKS_PER_MS)
 

@@ -177,20 +177,12 @@ static void edge_seen(button_state *b, uint8_t pressed, uint32_t at) {
     /* Anything else is a bounce while a change is being confirmed, or a press in the mask time. */
 }
 
-static void apply_state(uint8_t state, uint32_t at) {
-    uint8_t changed = (uint8_t)(state ^ known_state);
-    known_state = state;
-    for (uint8_t bit = 0; bit < 8; bit++) {
-        if (changed & (1 << bit)) {
-            edge_seen(&buttons[button_of_bit[bit] - 1], !(state & (1 << bit)), at);
-        }
-    }
-}
-
-/* Changes the sampler saw but could not store (a full ring), known only to have happened before
- * `at`: a bounce of a change being confirmed is followed as any bounce; a press or a release
- * whose first edge was lost is followed without being reported, and counted. */
-static void apply_unseen(uint8_t state, uint32_t at) {
+/* The buttons whose bit differs between `state` and the last state applied: each is an edge at
+ * `at`, or, when `seen` is 0, a change the sampler saw but could not store (a full ring), known
+ * only to have happened before `at`. A bounce of a change being confirmed is followed as any
+ * bounce; a press or a release whose first edge was lost is followed without being reported, and
+ * counted. */
+static void apply(uint8_t state, uint32_t at, uint8_t seen) {
     uint8_t changed = (uint8_t)(state ^ known_state);
     known_state = state;
     for (uint8_t bit = 0; bit < 8; bit++) {
@@ -199,7 +191,7 @@ static void apply_unseen(uint8_t state, uint32_t at) {
         }
         button_state *b = &buttons[button_of_bit[bit] - 1];
         uint8_t pressed = !(state & (1 << bit));
-        if (b->phase == PRESSING || b->phase == RELEASING || (b->masked && pressed)) {
+        if (seen || b->phase == PRESSING || b->phase == RELEASING || (b->masked && pressed)) {
             edge_seen(b, pressed, at);
             continue;
         }
@@ -211,23 +203,30 @@ static void apply_unseen(uint8_t state, uint32_t at) {
     }
 }
 
-static void take_slot(volatile uint8_t *slot, uint32_t now) {
-    /* Slots are at most a few milliseconds old, so their 16-bit times unwrap against `now`. */
+static void apply_state(uint8_t state, uint32_t at) {
+    apply(state, at, 1);
+}
+
+/* Slots are at most a few milliseconds old, so their 16-bit times unwrap against `now`. */
+static uint32_t unwrap(volatile uint8_t *slot, uint32_t now) {
     uint16_t t16 = ((uint16_t)slot[2] << 8) | slot[1];
-    uint32_t timer = now - (uint16_t)((uint16_t)now - t16);
+    return now - (uint16_t)((uint16_t)now - t16);
+}
+
+static void take_slot(volatile uint8_t *slot, uint32_t now) {
     uint8_t kind = slot[3];
     if (kind == KIND_EXACT) {
-        apply_state(slot[0], timer); /* the comparison build: its time, as hobby sketches use it */
+        apply_state(slot[0], unwrap(slot, now)); /* the comparison build: its time, as hobby sketches use it */
         buttons_view = slot[0];
         return;
     }
     uint32_t instant;
     if (kind == KIND_ENTRY) {
-        instant = timer - SNAP_TIMER_OFFSET_ENTRY;
+        instant = unwrap(slot, now) - SNAP_TIMER_OFFSET_ENTRY;
         if (slot[5] != buttons_view) {
             /* Looks were lost: the sampler ran on after the last slot, so when it returned is
              * unknown (entry_time must not place an edge in its last instructions). */
-            apply_unseen(slot[5], instant);
+            apply(slot[5], instant, 0);
             have_previous = 0;
         }
         apply_state(slot[0], entry_time(instant));
@@ -265,7 +264,7 @@ void buttons_take(void) {
      * next time.) */
     uint8_t last = sampler_last;
     if (last != buttons_view && sampler_head == head) {
-        apply_unseen(last, now - DECODE_MARGIN);
+        apply(last, now - DECODE_MARGIN, 0);
         buttons_view = last;
         have_previous = 0; /* as in take_slot: when the sampler returned is unknown */
     }

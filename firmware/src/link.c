@@ -223,7 +223,9 @@ static inline void take(uint8_t byte) {
             in_total = (uint8_t)(5 + length);
             return;
         }
-        /* A bad header: what refuse() does, for its two bytes after the A5, in a few cycles. */
+        /* A bad header: what refuse() does for its two bytes after the A5, inline: a line of
+         * nothing but A5 makes every byte a bad header, and the call alone delays reports by more
+         * than a frame (measured: 233 us against 20 us). */
         count_up(&rx_errors);
         if (in_bytes[1] == FRAME_SYNC) {
             in_bytes[1] = byte;

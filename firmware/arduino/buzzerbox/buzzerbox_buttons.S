@@ -296,31 +296,117 @@ catch_up:
 	call enqueue
 	rjmp .L12
 	.size	catch_up, .-catch_up
-	.section	.text.edge_seen,"ax",@progbits
-	.type	edge_seen, @function
-edge_seen:
+	.section	.text.apply,"ax",@progbits
+	.type	apply, @function
+apply:
 	push r28
 	push r29
 	in r28,__SP_L__
 	in r29,__SP_H__
-	sbiw r28,13
+	sbiw r28,28
 	in __tmp_reg__,__SREG__
 	cli
 	out __SP_H__,r29
 	out __SREG__,__tmp_reg__
 	out __SP_L__,r28
 /* prologue: function */
-/* frame size = 13 */
-/* stack size = 15 */
-.L__stack_usage = 15
-	std Y+9,r25
-	std Y+8,r24
-	std Y+1,r22
-	std Y+2,r18
-	std Y+3,r19
-	std Y+4,r20
-	std Y+5,r21
+/* frame size = 28 */
+/* stack size = 30 */
+.L__stack_usage = 30
+	std Y+11,r24
+	std Y+14,r20
+	std Y+15,r21
+	std Y+16,r22
+	std Y+17,r23
+	std Y+18,r18
+	lds r24,known_state
+	ldd r18,Y+11
+	eor r24,r18
+	sts known_state,r18
+	mov r20,r24
+	ldi r21,0
+	std Y+8,r21
+	std Y+7,r20
+	ldi r22,0
+	ldi r23,0
+	std Y+20,r23
+	std Y+19,r22
+.L46:
+	ldd r24,Y+7
+	ldd r25,Y+8
+	ldd r0,Y+19
+	rjmp 2f
+	1:
+	asr r25
+	ror r24
+	2:
+	dec r0
+	brpl 1b
+	sbrs r24,0
+	rjmp .L34
+	ldd r30,Y+19
+	ldd r31,Y+20
+	subi r30,lo8(-(button_of_bit))
+	sbci r31,hi8(-(button_of_bit))
+	ld r24,Z
+	ldi r25,0
+	movw r26,r24
+	sbiw r26,1
+	std Y+4,r27
+	std Y+3,r26
+	ldi r18,lo8(11)
+	mul r18,r26
+	movw r24,r0
+	mul r18,r27
+	add r25,r0
+	clr __zero_reg__
+	movw r30,r24
+	subi r30,lo8(-(buttons))
+	sbci r31,hi8(-(buttons))
+	std Y+2,r31
+	std Y+1,r30
+	ldd r31,Y+11
+	mov r24,r31
+	ldi r25,0
+	ldd r0,Y+19
+	rjmp 2f
+	1:
+	asr r25
+	ror r24
+	2:
+	dec r0
+	brpl 1b
 	movw r18,r24
+	andi r18,1
+	clr r19
+	std Y+6,r19
+	std Y+5,r18
+	ldi r20,1
+	eor r18,r20
+	std Y+10,r19
+	std Y+9,r18
+	ldd r21,Y+18
+	cpse r21,__zero_reg__
+	rjmp .L35
+	ldd r26,Y+1
+	ldd r27,Y+2
+	ld r24,X
+	mov r25,r24
+	andi r25,lo8(-3)
+	cpi r25,lo8(1)
+	breq .L35
+	adiw r26,2
+	ld r25,X
+	tst r25
+	brne .+2
+	rjmp .L36
+	ldd r30,Y+5
+	ldd r31,Y+6
+	or r30,r31
+	breq .+2
+	rjmp .L74
+	ldd r18,Y+1
+	ldd r19,Y+2
 	subi r18,lo8(buttons)
 	sbci r19,hi8(buttons)
 	ldi r24,lo8(-93)
@@ -332,88 +418,167 @@ edge_seen:
 	mul r19,r24
 	add r21,r0
 	clr r1
-	std Y+7,r21
-	std Y+6,r20
-	ldd r18,Y+2
-	ldd r19,Y+3
-	ldd r20,Y+4
-	ldd r21,Y+5
-	ldd r22,Y+6
-	ldd r24,Y+8
-	ldd r25,Y+9
+	std Y+13,r21
+	std Y+12,r20
+	ldd r18,Y+14
+	ldd r19,Y+15
+	ldd r20,Y+16
+	ldd r21,Y+17
+	ldd r22,Y+12
+	ldd r24,Y+1
+	ldd r25,Y+2
 	call catch_up
-	ldd r30,Y+1
-	ldd r26,Y+8
-	ldd r27,Y+9
+	ldd r30,Y+9
+	ldd r26,Y+1
+	ldd r27,Y+2
 	adiw r26,1
 	st X,r30
 	sbiw r26,1
 	ld r24,X
+	tst r24
+	breq .L47
+.L34:
+	ldd r22,Y+19
+	ldd r23,Y+20
+	subi r22,-1
+	sbci r23,-1
+	std Y+20,r23
+	std Y+19,r22
+	cpi r22,8
+	cpc r23,__zero_reg__
+	breq .+2
+	rjmp .L46
+/* epilogue start */
+	adiw r28,28
+	in __tmp_reg__,__SREG__
+	cli
+	out __SP_H__,r29
+	out __SREG__,__tmp_reg__
+	out __SP_L__,r28
+	pop r29
+	pop r28
+	ret
+.L35:
+	ldd r18,Y+1
+	ldd r19,Y+2
+	subi r18,lo8(buttons)
+	sbci r19,hi8(buttons)
+	ldi r24,lo8(-93)
+	ldi r25,lo8(-117)
+	mul r18,r24
+	movw r20,r0
+	mul r18,r25
+	add r21,r0
+	mul r19,r24
+	add r21,r0
+	clr r1
+	std Y+13,r21
+	std Y+12,r20
+	ldd r18,Y+14
+	ldd r19,Y+15
+	ldd r20,Y+16
+	ldd r21,Y+17
+	ldd r22,Y+12
+	ldd r24,Y+1
+	ldd r25,Y+2
+	call catch_up
+	ldi r24,lo8(11)
+	ldd r22,Y+3
+	ldd r23,Y+4
+	mul r24,r22
+	movw r30,r0
+	mul r24,r23
+	add r31,r0
+	clr __zero_reg__
+	subi r30,lo8(-(buttons))
+	sbci r31,hi8(-(buttons))
+	ldd r23,Y+9
+	std Z+1,r23
+	ld r24,Z
 	cpse r24,__zero_reg__
-	rjmp .L33
-	tst r30
-	brne .+2
-	rjmp .L32
-	adiw r26,2
-	ld r24,X
+	rjmp .L39
+	ldd r24,Y+5
+	ldd r25,Y+6
+	or r24,r25
+	brne .L34
+.L47:
+	ldi r24,lo8(11)
+	ldd r26,Y+3
+	ldd r27,Y+4
+	mul r24,r26
+	movw r30,r0
+	mul r24,r27
+	add r31,r0
+	clr __zero_reg__
+	subi r30,lo8(-(buttons))
+	sbci r31,hi8(-(buttons))
+	ldd r24,Z+2
 	cpse r24,__zero_reg__
-	rjmp .L32
+	rjmp .L34
 	ldi r24,lo8(1)
-	rjmp .L35
-.L33:
+	rjmp .L41
+.L39:
 	cpi r24,lo8(2)
 	breq .+2
-	rjmp .L32
-	ldd r31,Y+1
-	cpse r31,__zero_reg__
-	rjmp .L32
+	rjmp .L34
+	ldd r30,Y+5
+	ldd r31,Y+6
+	or r30,r31
+	brne .+2
+	rjmp .L34
 	ldi r24,lo8(3)
-.L35:
-	ldd r26,Y+8
-	ldd r27,Y+9
-	st X,r24
-	ldd r20,Y+2
-	ldd r21,Y+3
-	ldd r22,Y+4
-	ldd r23,Y+5
-	adiw r26,3
-	st X+,r20
-	st X+,r21
-	st X+,r22
-	st X,r23
-	sbiw r26,3+3
+.L41:
+	ldi r25,lo8(11)
+	ldd r18,Y+3
+	ldd r19,Y+4
+	mul r25,r18
+	movw r30,r0
+	mul r25,r19
+	add r31,r0
+	clr __zero_reg__
+	subi r30,lo8(-(buttons))
+	sbci r31,hi8(-(buttons))
+	st Z,r24
+	ldd r20,Y+14
+	ldd r21,Y+15
+	ldd r22,Y+16
+	ldd r23,Y+17
+	std Z+3,r20
+	std Z+4,r21
+	std Z+5,r22
+	std Z+6,r23
 	lds r20,confirm_ticks
 	lds r21,confirm_ticks+1
 	lds r22,confirm_ticks+2
 	lds r23,confirm_ticks+3
-	ldd r24,Y+2
-	ldd r25,Y+3
-	ldd r26,Y+4
-	ldd r27,Y+5
+	ldd r24,Y+14
+	ldd r25,Y+15
+	ldd r26,Y+16
+	ldd r27,Y+17
 	add r24,r20
 	adc r25,r21
 	adc r26,r22
 	adc r27,r23
-	std Y+10,r24
-	std Y+11,r25
-	std Y+12,r26
-	std Y+13,r27
+	std Y+25,r24
+	std Y+26,r25
+	std Y+27,r26
+	std Y+28,r27
 	lds r18,buttons_waiting
 	cpse r18,__zero_reg__
-	rjmp .L45
-.L36:
-	ldd r22,Y+10
-	ldd r23,Y+11
-	ldd r24,Y+12
-	ldd r25,Y+13
+	rjmp .L75
+.L42:
+	ldd r22,Y+25
+	ldd r23,Y+26
+	ldd r24,Y+27
+	ldd r25,Y+28
 	sts next_due,r22
 	sts next_due+1,r23
 	sts next_due+2,r24
 	sts next_due+3,r25
-.L37:
+.L43:
 	ldi r24,lo8(1)
 	ldi r25,0
-	ldd r0,Y+6
+	ldd r0,Y+12
 	rjmp 2f
 	1:
 	lsl r24
@@ -423,18 +588,59 @@ edge_seen:
 	brpl 1b
 	or r24,r18
 	sts buttons_waiting,r24
-.L32:
-/* epilogue start */
-	adiw r28,13
-	in __tmp_reg__,__SREG__
-	cli
-	out __SP_H__,r29
-	out __SREG__,__tmp_reg__
-	out __SP_L__,r28
-	pop r29
-	pop r28
-	ret
+	rjmp .L34
+.L36:
+	ldd r30,Y+9
+	ldd r26,Y+1
+	ldd r27,Y+2
+	adiw r26,1
+	st X,r30
+	ldi r25,0
+	ldd r18,Y+5
+	ldd r19,Y+6
+	or r18,r19
+	brne .L45
+	or r24,r25
+	breq .+2
+	rjmp .L34
+	ldi r24,lo8(2)
+	rjmp .L48
+.L74:
+	ldd r30,Y+9
+	ldd r26,Y+1
+	ldd r27,Y+2
+	adiw r26,1
+	st X,r30
+	ldi r25,0
 .L45:
+	sbiw r24,2
+	breq .+2
+	rjmp .L34
+	ldi r24,0
+.L48:
+	ldi r25,lo8(11)
+	ldd r20,Y+3
+	ldd r21,Y+4
+	mul r25,r20
+	movw r30,r0
+	mul r25,r21
+	add r31,r0
+	clr __zero_reg__
+	subi r30,lo8(-(buttons))
+	sbci r31,hi8(-(buttons))
+	st Z,r24
+	lds r24,dropped
+	lds r25,dropped+1
+	cpi r24,-1
+	ldi r21,-1
+	cpc r25,r21
+	brne .+2
+	rjmp .L34
+	adiw r24,1
+	sts dropped+1,r25
+	sts dropped,r24
+	rjmp .L34
+.L75:
 	lds r20,next_due
 	lds r21,next_due+1
 	lds r22,next_due+2
@@ -444,287 +650,9 @@ edge_seen:
 	sbc r26,r22
 	sbc r27,r23
 	sbrs r27,7
-	rjmp .L37
-	rjmp .L36
-	.size	edge_seen, .-edge_seen
-	.section	.text.apply_state,"ax",@progbits
-	.type	apply_state, @function
-apply_state:
-	push r28
-	push r29
-	in r28,__SP_L__
-	in r29,__SP_H__
-	sbiw r28,9
-	in __tmp_reg__,__SREG__
-	cli
-	out __SP_H__,r29
-	out __SREG__,__tmp_reg__
-	out __SP_L__,r28
-/* prologue: function */
-/* frame size = 9 */
-/* stack size = 11 */
-.L__stack_usage = 11
-	std Y+3,r24
-	std Y+4,r20
-	std Y+5,r21
-	std Y+6,r22
-	std Y+7,r23
-	lds r24,known_state
-	ldd r18,Y+3
-	eor r24,r18
-	sts known_state,r18
-	mov r18,r24
-	ldi r19,0
-	std Y+2,r19
-	std Y+1,r18
-	std Y+9,__zero_reg__
-	std Y+8,__zero_reg__
-	rjmp .L48
-.L47:
-	ldd r18,Y+8
-	ldd r19,Y+9
-	subi r18,-1
-	sbci r19,-1
-	std Y+9,r19
-	std Y+8,r18
-	cpi r18,8
-	cpc r19,__zero_reg__
-	breq .L53
-.L48:
-	ldd r24,Y+1
-	ldd r25,Y+2
-	ldd r0,Y+8
-	rjmp 2f
-	1:
-	asr r25
-	ror r24
-	2:
-	dec r0
-	brpl 1b
-	sbrs r24,0
-	rjmp .L47
-	ldd r19,Y+3
-	mov r22,r19
-	ldi r23,0
-	ldd r0,Y+8
-	rjmp 2f
-	1:
-	asr r23
-	ror r22
-	2:
-	dec r0
-	brpl 1b
-	andi r22,1
-	clr r23
-	ldi r24,1
-	eor r22,r24
-	ldd r30,Y+8
-	ldd r31,Y+9
-	subi r30,lo8(-(button_of_bit))
-	sbci r31,hi8(-(button_of_bit))
-	ld r18,Z
-	ldi r19,0
-	subi r18,1
-	sbc r19,__zero_reg__
-	ldi r20,lo8(11)
-	mul r20,r18
-	movw r24,r0
-	mul r20,r19
-	add r25,r0
-	clr __zero_reg__
-	ldd r18,Y+4
-	ldd r19,Y+5
-	ldd r20,Y+6
-	ldd r21,Y+7
-	subi r24,lo8(-(buttons))
-	sbci r25,hi8(-(buttons))
-	call edge_seen
-	rjmp .L47
-.L53:
-/* epilogue start */
-	adiw r28,9
-	in __tmp_reg__,__SREG__
-	cli
-	out __SP_H__,r29
-	out __SREG__,__tmp_reg__
-	out __SP_L__,r28
-	pop r29
-	pop r28
-	ret
-	.size	apply_state, .-apply_state
-	.section	.text.apply_unseen,"ax",@progbits
-	.type	apply_unseen, @function
-apply_unseen:
-	push r28
-	push r29
-	in r28,__SP_L__
-	in r29,__SP_H__
-	sbiw r28,9
-	in __tmp_reg__,__SREG__
-	cli
-	out __SP_H__,r29
-	out __SREG__,__tmp_reg__
-	out __SP_L__,r28
-/* prologue: function */
-/* frame size = 9 */
-/* stack size = 11 */
-.L__stack_usage = 11
-	std Y+3,r24
-	std Y+4,r20
-	std Y+5,r21
-	std Y+6,r22
-	std Y+7,r23
-	lds r24,known_state
-	ldd r18,Y+3
-	eor r24,r18
-	sts known_state,r18
-	mov r18,r24
-	ldi r19,0
-	std Y+2,r19
-	std Y+1,r18
-	std Y+9,__zero_reg__
-	std Y+8,__zero_reg__
-	rjmp .L63
-.L80:
-	or r24,r25
-	brne .+2
-	rjmp .L57
-	std Z+1,r22
-	ldi r21,0
-.L61:
-	cpi r20,2
-	cpc r21,__zero_reg__
-	brne .+2
-	rjmp .L78
-.L56:
-	ldd r24,Y+8
-	ldd r25,Y+9
-	adiw r24,1
-	std Y+9,r25
-	std Y+8,r24
-	sbiw r24,8
-	brne .+2
-	rjmp .L79
-.L63:
-	ldd r24,Y+1
-	ldd r25,Y+2
-	ldd r0,Y+8
-	rjmp 2f
-	1:
-	asr r25
-	ror r24
-	2:
-	dec r0
-	brpl 1b
-	sbrs r24,0
-	rjmp .L56
-	ldd r30,Y+8
-	ldd r31,Y+9
-	subi r30,lo8(-(button_of_bit))
-	sbci r31,hi8(-(button_of_bit))
-	ld r18,Z
-	ldi r19,0
-	subi r18,1
-	sbc r19,__zero_reg__
-	ldd r20,Y+3
-	mov r24,r20
-	ldi r25,0
-	ldd r0,Y+8
-	rjmp 2f
-	1:
-	asr r25
-	ror r24
-	2:
-	dec r0
-	brpl 1b
-	andi r24,1
-	clr r25
-	movw r22,r24
-	ldi r20,1
-	eor r22,r20
-	ldi r20,lo8(11)
-	mul r20,r18
-	movw r30,r0
-	mul r20,r19
-	add r31,r0
-	clr __zero_reg__
-	subi r30,lo8(-(buttons))
-	sbci r31,hi8(-(buttons))
-	ld r20,Z
-	mov r21,r20
-	andi r21,lo8(-3)
-	cpi r21,lo8(1)
-	breq .L57
-	ldd r21,Z+2
-	cpse r21,__zero_reg__
-	rjmp .L80
-	std Z+1,r22
-	ldi r21,0
-	or r24,r25
-	breq .+2
-	rjmp .L61
-	or r20,r21
-	breq .+2
-	rjmp .L56
-	ldi r24,lo8(2)
-.L64:
-	ldi r25,lo8(11)
-	mul r25,r18
-	movw r30,r0
-	mul r25,r19
-	add r31,r0
-	clr __zero_reg__
-	subi r30,lo8(-(buttons))
-	sbci r31,hi8(-(buttons))
-	st Z,r24
-	lds r24,dropped
-	lds r25,dropped+1
-	cpi r24,-1
-	ldi r18,-1
-	cpc r25,r18
-	brne .+2
-	rjmp .L56
-	adiw r24,1
-	sts dropped+1,r25
-	sts dropped,r24
-	ldd r24,Y+8
-	ldd r25,Y+9
-	adiw r24,1
-	std Y+9,r25
-	std Y+8,r24
-	sbiw r24,8
-	breq .+2
-	rjmp .L63
-.L79:
-/* epilogue start */
-	adiw r28,9
-	in __tmp_reg__,__SREG__
-	cli
-	out __SP_H__,r29
-	out __SREG__,__tmp_reg__
-	out __SP_L__,r28
-	pop r29
-	pop r28
-	ret
-.L57:
-	ldi r20,lo8(11)
-	mul r20,r18
-	movw r24,r0
-	mul r20,r19
-	add r25,r0
-	clr __zero_reg__
-	ldd r18,Y+4
-	ldd r19,Y+5
-	ldd r20,Y+6
-	ldd r21,Y+7
-	subi r24,lo8(-(buttons))
-	sbci r25,hi8(-(buttons))
-	call edge_seen
-	rjmp .L56
-.L78:
-	ldi r24,0
-	rjmp .L64
-	.size	apply_unseen, .-apply_unseen
+	rjmp .L43
+	rjmp .L42
+	.size	apply, .-apply
 	.section	.text.buttons_take,"ax",@progbits
 .global	buttons_take
 	.type	buttons_take, @function
@@ -733,30 +661,30 @@ buttons_take:
 	push r29
 	in r28,__SP_L__
 	in r29,__SP_H__
-	sbiw r28,35
+	sbiw r28,33
 	in __tmp_reg__,__SREG__
 	cli
 	out __SP_H__,r29
 	out __SREG__,__tmp_reg__
 	out __SP_L__,r28
 /* prologue: function */
-/* frame size = 35 */
-/* stack size = 37 */
-.L__stack_usage = 37
+/* frame size = 33 */
+/* stack size = 35 */
+.L__stack_usage = 35
 	std Y+15,r16
 	call clock_now
-	std Y+11,r22
-	std Y+12,r23
-	std Y+13,r24
-	std Y+14,r25
+	std Y+16,r22
+	std Y+17,r23
+	std Y+18,r24
+	std Y+19,r25
 	subi r22,64
 	sbc r23,__zero_reg__
 	sbc r24,__zero_reg__
 	sbc r25,__zero_reg__
-	std Y+22,r22
-	std Y+23,r23
-	std Y+24,r24
-	std Y+25,r25
+	std Y+20,r22
+	std Y+21,r23
+	std Y+22,r24
+	std Y+23,r25
 	sts decoded_until,r22
 	sts decoded_until+1,r23
 	sts decoded_until+2,r24
@@ -765,29 +693,24 @@ buttons_take:
 	add r18,r17
 	std Y+1,r18
 	ldd r19,Y+15
-	cp r19,r18
-	brne .+2
-	rjmp .L96
-	ldd r20,Y+11
-	ldd r21,Y+12
-	std Y+17,r21
-	std Y+16,r20
-	rjmp .L95
-.L87:
+	cpse r19,r18
+	rjmp .L101
+	rjmp .L91
+.L82:
 	lds r24,previous_kind
 	cpi r24,lo8(20)
 	brne .+2
-	rjmp .L111
+	rjmp .L108
 	lds r22,previous_instant
 	lds r23,previous_instant+1
 	lds r24,previous_instant+2
 	lds r25,previous_instant+3
-	std Y+18,r22
-	std Y+19,r23
-	std Y+20,r24
-	std Y+21,r25
-	ldd r26,Y+26
-	ldd r27,Y+27
+	std Y+11,r22
+	std Y+12,r23
+	std Y+13,r24
+	std Y+14,r25
+	ldd r26,Y+24
+	ldd r27,Y+25
 	adiw r26,1
 	ld r18,X
 	subi r18,lo8(-(-7))
@@ -798,83 +721,61 @@ buttons_take:
 	adc r21,__zero_reg__
 	adc r22,__zero_reg__
 	adc r23,__zero_reg__
-	std Y+6,r20
-	std Y+7,r21
-	std Y+8,r22
-	std Y+9,r23
-	subi r20,10
-	sbc r21,__zero_reg__
-	sbc r22,__zero_reg__
-	sbc r23,__zero_reg__
 	std Y+2,r20
 	std Y+3,r21
 	std Y+4,r22
 	std Y+5,r23
+	subi r20,10
+	sbc r21,__zero_reg__
+	sbc r22,__zero_reg__
+	sbc r23,__zero_reg__
+	std Y+6,r20
+	std Y+7,r21
+	std Y+8,r22
+	std Y+9,r23
 	lds r18,have_previous
 	tst r18
-	breq .L94
-	ldd r18,Y+18
-	ldd r19,Y+19
-	ldd r20,Y+20
-	ldd r21,Y+21
+	breq .L89
+	ldd r18,Y+11
+	ldd r19,Y+12
+	ldd r20,Y+13
+	ldd r21,Y+14
 	subi r18,-18
 	sbci r19,-1
 	sbci r20,-1
 	sbci r21,-1
-	std Y+28,r18
-	std Y+29,r19
-	std Y+30,r20
-	std Y+31,r21
-	ldd r22,Y+6
-	ldd r23,Y+7
-	ldd r24,Y+8
-	ldd r25,Y+9
+	std Y+30,r18
+	std Y+31,r19
+	std Y+32,r20
+	std Y+33,r21
+	ldd r22,Y+2
+	ldd r23,Y+3
+	ldd r24,Y+4
+	ldd r25,Y+5
 	cp r18,r22
 	cpc r19,r23
 	cpc r20,r24
 	cpc r21,r25
 	brne .+2
-	rjmp .L105
-	ldd r24,Y+18
-	ldd r25,Y+19
-	ldd r26,Y+20
-	ldd r27,Y+21
+	rjmp .L98
+	ldd r24,Y+11
+	ldd r25,Y+12
+	ldd r26,Y+13
+	ldd r27,Y+14
 	subi r24,38
 	sbci r25,-1
 	sbci r26,-1
 	sbci r27,-1
-	std Y+18,r24
-	std Y+19,r25
-	std Y+20,r26
-	std Y+21,r27
-.L99:
-	ldd r20,Y+28
-	ldd r21,Y+29
-	ldd r22,Y+30
-	ldd r23,Y+31
-	subi r20,33
-	sbci r21,-1
-	sbci r22,-1
-	sbci r23,-1
-	ldd r24,Y+6
-	ldd r25,Y+7
-	ldd r26,Y+8
-	ldd r27,Y+9
-	cp r20,r24
-	cpc r21,r25
-	cpc r22,r26
-	cpc r23,r27
-	brne .+2
-	rjmp .L109
+	std Y+11,r24
+	std Y+12,r25
+	std Y+13,r26
+	std Y+14,r27
 .L94:
-	ldd r26,Y+26
-	ldd r27,Y+27
-	ld r18,X
-	ldd r20,Y+6
-	ldd r21,Y+7
-	ldd r22,Y+8
-	ldd r23,Y+9
-	subi r20,-1
+	ldd r20,Y+30
+	ldd r21,Y+31
+	ldd r22,Y+32
+	ldd r23,Y+33
+	subi r20,33
 	sbci r21,-1
 	sbci r22,-1
 	sbci r23,-1
@@ -882,6 +783,28 @@ buttons_take:
 	ldd r25,Y+3
 	ldd r26,Y+4
 	ldd r27,Y+5
+	cp r20,r24
+	cpc r21,r25
+	cpc r22,r26
+	cpc r23,r27
+	brne .+2
+	rjmp .L106
+.L89:
+	ldd r26,Y+24
+	ldd r27,Y+25
+	ld r19,X
+	ldd r20,Y+2
+	ldd r21,Y+3
+	ldd r22,Y+4
+	ldd r23,Y+5
+	subi r20,-1
+	sbci r21,-1
+	sbci r22,-1
+	sbci r23,-1
+	ldd r24,Y+6
+	ldd r25,Y+7
+	ldd r26,Y+8
+	ldd r27,Y+9
 	sub r20,r24
 	sbc r21,r25
 	sbc r22,r26
@@ -894,28 +817,29 @@ buttons_take:
 	adc r21,r25
 	adc r22,r26
 	adc r23,r27
-	mov r24,r18
-	call apply_state
-	ldd r26,Y+26
-	ldd r27,Y+27
+	ldi r18,lo8(1)
+	mov r24,r19
+	call apply
+	ldd r26,Y+24
+	ldd r27,Y+25
 	ld r24,X
 	sts buttons_view,r24
-.L91:
+.L86:
 	ldi r24,lo8(1)
 	sts have_previous,r24
 	ldd r27,Y+10
 	sts previous_kind,r27
-	ldd r18,Y+6
-	ldd r19,Y+7
-	ldd r20,Y+8
-	ldd r21,Y+9
+	ldd r18,Y+2
+	ldd r19,Y+3
+	ldd r20,Y+4
+	ldd r21,Y+5
 	sts previous_instant,r18
 	sts previous_instant+1,r19
 	sts previous_instant+2,r20
 	sts previous_instant+3,r21
-.L86:
-	ldd r26,Y+26
-	ldd r27,Y+27
+.L81:
+	ldd r26,Y+24
+	ldd r27,Y+25
 	adiw r26,3
 	st X,__zero_reg__
 	ldd r17,Y+1
@@ -925,178 +849,50 @@ buttons_take:
 	ldd r30,Y+15
 	cp r30,r27
 	brne .+2
-	rjmp .L96
-.L95:
-	ldd r21,Y+1
-	mov r24,r21
+	rjmp .L91
+.L101:
+	ldd r20,Y+1
+	mov r24,r20
 	ldi r25,0
 	movw r22,r24
 	subi r22,lo8(-(raw_ring))
 	sbci r23,hi8(-(raw_ring))
-	std Y+27,r23
-	std Y+26,r22
+	std Y+25,r23
+	std Y+24,r22
 	movw r26,r22
-	adiw r26,2
-	ld r18,X
-	sbiw r26,2
-	adiw r26,1
-	ld r24,X
-	sbiw r26,1
-	ldi r25,0
-	or r25,r18
-	ldd r30,Y+16
-	ldd r31,Y+17
-	sub r30,r24
-	sbc r31,r25
-	ldd r18,Y+11
-	ldd r19,Y+12
-	ldd r20,Y+13
-	ldd r21,Y+14
-	sub r18,r30
-	sbc r19,r31
-	sbc r20,__zero_reg__
-	sbc r21,__zero_reg__
-	std Y+2,r18
-	std Y+3,r19
-	std Y+4,r20
-	std Y+5,r21
 	adiw r26,3
-	ld r19,X
-	sbiw r26,3
-	std Y+10,r19
-	cpi r19,lo8(-1)
+	ld r27,X
+	std Y+10,r27
+	cpi r27,lo8(-1)
 	brne .+2
-	rjmp .L112
+	rjmp .L109
 	ldd r27,Y+10
 	cpi r27,lo8(20)
 	breq .+2
-	rjmp .L87
-	ldd r18,Y+2
-	ldd r19,Y+3
-	ldd r20,Y+4
-	ldd r21,Y+5
-	subi r18,1
-	sbc r19,__zero_reg__
-	sbc r20,__zero_reg__
-	sbc r21,__zero_reg__
-	std Y+6,r18
-	std Y+7,r19
-	std Y+8,r20
-	std Y+9,r21
-	ldd r26,Y+26
-	ldd r27,Y+27
-	adiw r26,5
-	ld r25,X
-	sbiw r26,5
-	lds r24,buttons_view
-	cp r25,r24
-	brne .+2
-	rjmp .L88
-	adiw r26,5
-	ld r24,X
-	movw r22,r20
-	movw r20,r18
-	call apply_unseen
-	ldd r20,Y+2
-	ldd r21,Y+3
-	ldd r22,Y+4
-	ldd r23,Y+5
-	subi r20,9
-	sbc r21,__zero_reg__
+	rjmp .L82
+	ldd r30,Y+24
+	ldd r31,Y+25
+	ldd r18,Z+2
+	ldd r24,Z+1
+	ldi r25,0
+	or r25,r18
+	ldd r18,Y+16
+	ldd r19,Y+17
+	sub r18,r24
+	sbc r19,r25
+	ldd r20,Y+16
+	ldd r21,Y+17
+	ldd r22,Y+18
+	ldd r23,Y+19
+	sub r20,r18
+	sbc r21,r19
 	sbc r22,__zero_reg__
 	sbc r23,__zero_reg__
-.L89:
-	ldd r26,Y+26
-	ldd r27,Y+27
-	ld r18,X
-	ldd r24,Y+2
-	ldd r25,Y+3
-	ldd r26,Y+4
-	ldd r27,Y+5
-	sbiw r24,4
-	sbc r26,__zero_reg__
-	sbc r27,__zero_reg__
-	sub r24,r20
-	sbc r25,r21
-	sbc r26,r22
-	sbc r27,r23
-	lsr r27
-	ror r26
-	ror r25
-	ror r24
-	add r20,r24
-	adc r21,r25
-	adc r22,r26
-	adc r23,r27
-	mov r24,r18
-	call apply_state
-	ldd r30,Y+26
-	ldd r31,Y+27
-	ldd r24,Z+4
-	ldd r20,Y+2
-	ldd r21,Y+3
-	ldd r22,Y+4
-	ldd r23,Y+5
-	subi r20,-7
-	sbci r21,-1
-	sbci r22,-1
-	sbci r23,-1
-	call apply_state
-	ldd r26,Y+26
-	ldd r27,Y+27
-	adiw r26,6
-	ld r24,X
-	ldd r20,Y+2
-	ldd r21,Y+3
-	ldd r22,Y+4
-	ldd r23,Y+5
-	subi r20,-21
-	sbci r21,-1
-	sbci r22,-1
-	sbci r23,-1
-	call apply_state
-	ldd r30,Y+26
-	ldd r31,Y+27
-	ldd r24,Z+6
-	sts buttons_view,r24
-	rjmp .L91
-.L111:
-	lds r18,previous_instant
-	lds r19,previous_instant+1
-	lds r20,previous_instant+2
-	lds r21,previous_instant+3
-	std Y+32,r18
-	std Y+33,r19
-	std Y+34,r20
-	std Y+35,r21
-	subi r18,-28
-	sbci r19,-1
-	sbci r20,-1
-	sbci r21,-1
-	std Y+18,r18
-	std Y+19,r19
-	std Y+20,r20
-	std Y+21,r21
-	ldd r26,Y+26
-	ldd r27,Y+27
-	adiw r26,1
-	ld r18,X
-	subi r18,lo8(-(-7))
-	ldd r27,Y+18
-	sub r18,r27
-	ldd r20,Y+18
-	ldd r21,Y+19
-	ldd r22,Y+20
-	ldd r23,Y+21
-	add r20,r18
-	adc r21,__zero_reg__
-	adc r22,__zero_reg__
-	adc r23,__zero_reg__
 	std Y+6,r20
 	std Y+7,r21
 	std Y+8,r22
 	std Y+9,r23
-	subi r20,10
+	subi r20,1
 	sbc r21,__zero_reg__
 	sbc r22,__zero_reg__
 	sbc r23,__zero_reg__
@@ -1104,125 +900,254 @@ buttons_take:
 	std Y+3,r21
 	std Y+4,r22
 	std Y+5,r23
+	ldd r25,Z+5
+	lds r24,buttons_view
+	cp r25,r24
+	brne .+2
+	rjmp .L83
+	ldd r24,Z+5
+	ldi r18,0
+	call apply
+	ldd r22,Y+6
+	ldd r23,Y+7
+	ldd r24,Y+8
+	ldd r25,Y+9
+	subi r22,9
+	sbc r23,__zero_reg__
+	sbc r24,__zero_reg__
+	sbc r25,__zero_reg__
+	std Y+11,r22
+	std Y+12,r23
+	std Y+13,r24
+	std Y+14,r25
+.L84:
+	ldd r26,Y+24
+	ldd r27,Y+25
+	ld r19,X
+	ldd r20,Y+6
+	ldd r21,Y+7
+	ldd r22,Y+8
+	ldd r23,Y+9
+	subi r20,4
+	sbc r21,__zero_reg__
+	sbc r22,__zero_reg__
+	sbc r23,__zero_reg__
+	ldd r24,Y+11
+	ldd r25,Y+12
+	ldd r26,Y+13
+	ldd r27,Y+14
+	sub r20,r24
+	sbc r21,r25
+	sbc r22,r26
+	sbc r23,r27
+	lsr r23
+	ror r22
+	ror r21
+	ror r20
+	add r20,r24
+	adc r21,r25
+	adc r22,r26
+	adc r23,r27
+	ldi r18,lo8(1)
+	mov r24,r19
+	call apply
+	ldd r26,Y+24
+	ldd r27,Y+25
+	adiw r26,4
+	ld r24,X
+	ldd r20,Y+6
+	ldd r21,Y+7
+	ldd r22,Y+8
+	ldd r23,Y+9
+	subi r20,-7
+	sbci r21,-1
+	sbci r22,-1
+	sbci r23,-1
+	ldi r18,lo8(1)
+	call apply
+	ldd r30,Y+24
+	ldd r31,Y+25
+	ldd r24,Z+6
+	ldd r20,Y+6
+	ldd r21,Y+7
+	ldd r22,Y+8
+	ldd r23,Y+9
+	subi r20,-21
+	sbci r21,-1
+	sbci r22,-1
+	sbci r23,-1
+	ldi r18,lo8(1)
+	call apply
+	ldd r26,Y+24
+	ldd r27,Y+25
+	adiw r26,6
+	ld r24,X
+	sts buttons_view,r24
+	rjmp .L86
+.L108:
+	lds r18,previous_instant
+	lds r19,previous_instant+1
+	lds r20,previous_instant+2
+	lds r21,previous_instant+3
+	std Y+26,r18
+	std Y+27,r19
+	std Y+28,r20
+	std Y+29,r21
+	subi r18,-28
+	sbci r19,-1
+	sbci r20,-1
+	sbci r21,-1
+	std Y+11,r18
+	std Y+12,r19
+	std Y+13,r20
+	std Y+14,r21
+	ldd r26,Y+24
+	ldd r27,Y+25
+	adiw r26,1
+	ld r18,X
+	subi r18,lo8(-(-7))
+	ldd r27,Y+11
+	sub r18,r27
+	ldd r20,Y+11
+	ldd r21,Y+12
+	ldd r22,Y+13
+	ldd r23,Y+14
+	add r20,r18
+	adc r21,__zero_reg__
+	adc r22,__zero_reg__
+	adc r23,__zero_reg__
+	std Y+2,r20
+	std Y+3,r21
+	std Y+4,r22
+	std Y+5,r23
+	subi r20,10
+	sbc r21,__zero_reg__
+	sbc r22,__zero_reg__
+	sbc r23,__zero_reg__
+	std Y+6,r20
+	std Y+7,r21
+	std Y+8,r22
+	std Y+9,r23
 	lds r18,have_previous
 	tst r18
 	brne .+2
-	rjmp .L94
-	ldd r20,Y+32
-	ldd r21,Y+33
-	ldd r22,Y+34
-	ldd r23,Y+35
+	rjmp .L89
+	ldd r20,Y+26
+	ldd r21,Y+27
+	ldd r22,Y+28
+	ldd r23,Y+29
 	subi r20,-45
 	sbci r21,-1
 	sbci r22,-1
 	sbci r23,-1
-	std Y+28,r20
-	std Y+29,r21
-	std Y+30,r22
-	std Y+31,r23
-	ldd r24,Y+6
-	ldd r25,Y+7
-	ldd r26,Y+8
-	ldd r27,Y+9
+	std Y+30,r20
+	std Y+31,r21
+	std Y+32,r22
+	std Y+33,r23
+	ldd r24,Y+2
+	ldd r25,Y+3
+	ldd r26,Y+4
+	ldd r27,Y+5
 	cp r24,r20
 	cpc r25,r21
 	cpc r26,r22
 	cpc r27,r23
 	brne .+2
-	rjmp .L109
-	ldd r20,Y+32
-	ldd r21,Y+33
-	ldd r22,Y+34
-	ldd r23,Y+35
+	rjmp .L106
+	ldd r20,Y+26
+	ldd r21,Y+27
+	ldd r22,Y+28
+	ldd r23,Y+29
 	subi r20,11
 	sbci r21,-1
 	sbci r22,-1
 	sbci r23,-1
-	std Y+18,r20
-	std Y+19,r21
-	std Y+20,r22
-	std Y+21,r23
-	rjmp .L99
-.L88:
-	ldd r18,Y+2
-	ldd r19,Y+3
-	ldd r20,Y+4
-	ldd r21,Y+5
-	subi r18,9
-	sbc r19,__zero_reg__
-	sbc r20,__zero_reg__
-	sbc r21,__zero_reg__
-	std Y+18,r18
-	std Y+19,r19
-	std Y+20,r20
-	std Y+21,r21
-	lds r24,have_previous
-	tst r24
-	breq .L102
-	lds r20,previous_instant
-	lds r21,previous_instant+1
-	lds r22,previous_instant+2
-	lds r23,previous_instant+3
-	lds r24,previous_kind
-	cpi r24,lo8(20)
-	brne .+2
-	rjmp .L113
-	ldi r24,lo8(18)
-	ldi r25,0
-	ldi r26,0
-	ldi r27,0
-.L90:
-	subi r20,45
-	sbci r21,-1
-	sbci r22,-1
-	sbci r23,-1
-	add r20,r24
-	adc r21,r25
-	adc r22,r26
-	adc r23,r27
-	ldd r24,Y+2
-	ldd r25,Y+3
-	ldd r26,Y+4
-	ldd r27,Y+5
-	sbiw r24,2
+	std Y+11,r20
+	std Y+12,r21
+	std Y+13,r22
+	std Y+14,r23
+	rjmp .L94
+.L83:
+	ldd r24,Y+6
+	ldd r25,Y+7
+	ldd r26,Y+8
+	ldd r27,Y+9
+	sbiw r24,9
 	sbc r26,__zero_reg__
 	sbc r27,__zero_reg__
-	sub r24,r20
-	sbc r25,r21
-	sbc r26,r22
-	sbc r27,r23
-	sbiw r24,26
-	cpc r26,__zero_reg__
-	cpc r27,__zero_reg__
-	brsh .+2
+	std Y+11,r24
+	std Y+12,r25
+	std Y+13,r26
+	std Y+14,r27
+	lds r24,have_previous
+	tst r24
+	brne .+2
+	rjmp .L84
+	lds r24,previous_instant
+	lds r25,previous_instant+1
+	lds r26,previous_instant+2
+	lds r27,previous_instant+3
+	lds r18,previous_kind
+	cpi r18,lo8(20)
+	brne .+2
+	rjmp .L97
+	ldi r20,lo8(18)
+	ldi r21,0
+	ldi r22,0
+	ldi r23,0
+.L85:
+	subi r24,45
+	sbci r25,-1
+	sbci r26,-1
+	sbci r27,-1
+	add r24,r20
+	adc r25,r21
+	adc r26,r22
+	adc r27,r23
+	ldd r20,Y+6
+	ldd r21,Y+7
+	ldd r22,Y+8
+	ldd r23,Y+9
+	subi r20,2
+	sbc r21,__zero_reg__
+	sbc r22,__zero_reg__
+	sbc r23,__zero_reg__
+	sub r20,r24
+	sbc r21,r25
+	sbc r22,r26
+	sbc r23,r27
+	cpi r20,26
+	cpc r21,__zero_reg__
+	cpc r22,__zero_reg__
+	cpc r23,__zero_reg__
+	brlo .+2
+	rjmp .L84
+	std Y+11,r24
+	std Y+12,r25
+	std Y+13,r26
+	std Y+14,r27
+	rjmp .L84
+.L106:
+	ldd r18,Y+11
+	ldd r19,Y+12
+	ldd r20,Y+13
+	ldd r21,Y+14
+	std Y+6,r18
+	std Y+7,r19
+	std Y+8,r20
+	std Y+9,r21
 	rjmp .L89
-.L102:
-	ldd r20,Y+18
-	ldd r21,Y+19
-	ldd r22,Y+20
-	ldd r23,Y+21
-	rjmp .L89
-.L109:
-	ldd r18,Y+18
-	ldd r19,Y+19
-	ldd r20,Y+20
-	ldd r21,Y+21
-	std Y+2,r18
-	std Y+3,r19
-	std Y+4,r20
-	std Y+5,r21
-	rjmp .L94
-.L96:
+.L91:
 	std Y+1,r10
 	lds r24,buttons_view
 	cp r10,r24
-	breq .L81
+	breq .L76
 	ldd r31,Y+15
 	cp r31,r16
-	breq .L114
-.L81:
+	breq .L110
+.L76:
 /* epilogue start */
-	adiw r28,35
+	adiw r28,33
 	in __tmp_reg__,__SREG__
 	cli
 	out __SP_H__,r29
@@ -1231,45 +1156,61 @@ buttons_take:
 	pop r29
 	pop r28
 	ret
-.L112:
-	ld r24,X
-	ldd r20,Y+2
-	ldd r21,Y+3
-	ldd r22,Y+4
-	ldd r23,Y+5
-	call apply_state
-	ldd r26,Y+26
-	ldd r27,Y+27
+.L109:
+	movw r30,r22
+	ldd r25,Z+2
+	ldd r18,Z+1
+	ld r24,Z
+	ldi r19,0
+	or r19,r25
+	ldd r20,Y+16
+	ldd r21,Y+17
+	sub r20,r18
+	sbc r21,r19
+	movw r18,r20
+	ldd r20,Y+16
+	ldd r21,Y+17
+	ldd r22,Y+18
+	ldd r23,Y+19
+	sub r20,r18
+	sbc r21,r19
+	sbc r22,__zero_reg__
+	sbc r23,__zero_reg__
+	ldi r18,lo8(1)
+	call apply
+	ldd r26,Y+24
+	ldd r27,Y+25
 	ld r24,X
 	sts buttons_view,r24
-	rjmp .L86
-.L105:
-	ldd r20,Y+18
-	ldd r21,Y+19
-	ldd r22,Y+20
-	ldd r23,Y+21
-	std Y+2,r20
-	std Y+3,r21
-	std Y+4,r22
-	std Y+5,r23
-	rjmp .L94
-.L113:
-	ldi r24,lo8(45)
-	ldi r25,0
-	ldi r26,0
-	ldi r27,0
-	rjmp .L90
-.L114:
-	ldd r20,Y+22
-	ldd r21,Y+23
-	ldd r22,Y+24
-	ldd r23,Y+25
+	rjmp .L81
+.L98:
+	ldd r20,Y+11
+	ldd r21,Y+12
+	ldd r22,Y+13
+	ldd r23,Y+14
+	std Y+6,r20
+	std Y+7,r21
+	std Y+8,r22
+	std Y+9,r23
+	rjmp .L89
+.L97:
+	ldi r20,lo8(45)
+	ldi r21,0
+	ldi r22,0
+	ldi r23,0
+	rjmp .L85
+.L110:
+	ldi r18,0
+	ldd r20,Y+20
+	ldd r21,Y+21
+	ldd r22,Y+22
+	ldd r23,Y+23
 	ldd r24,Y+1
-	call apply_unseen
+	call apply
 	ldd r18,Y+1
 	sts buttons_view,r18
 	sts have_previous,__zero_reg__
-	rjmp .L81
+	rjmp .L76
 	.size	buttons_take, .-buttons_take
 	.section	.text.buttons_confirm,"ax",@progbits
 .global	buttons_confirm
@@ -1306,11 +1247,11 @@ buttons_confirm:
 	sbc r20,r26
 	sbc r21,r27
 	sbrc r21,7
-	rjmp .L115
+	rjmp .L111
 	lds r24,buttons_waiting
 	tst r24
 	brne .+2
-	rjmp .L123
+	rjmp .L119
 	ldi r20,lo8(buttons)
 	ldi r21,hi8(buttons)
 	std Y+2,r21
@@ -1323,8 +1264,8 @@ buttons_confirm:
 	std Y+6,__zero_reg__
 	std Y+7,__zero_reg__
 	std Y+3,__zero_reg__
-	rjmp .L122
-.L118:
+	rjmp .L118
+.L114:
 	ldd r19,Y+13
 	subi r19,lo8(-(1))
 	std Y+13,r19
@@ -1333,8 +1274,8 @@ buttons_confirm:
 	std Y+12,r20
 	cp r24,r20
 	brsh .+2
-	rjmp .L117
-.L136:
+	rjmp .L113
+.L132:
 	ldd r26,Y+1
 	ldd r27,Y+2
 	adiw r26,11
@@ -1342,11 +1283,11 @@ buttons_confirm:
 	std Y+1,r26
 	cpi r19,lo8(8)
 	brne .+2
-	rjmp .L117
-.L122:
+	rjmp .L113
+.L118:
 	ldd r25,Y+12
 	and r25,r24
-	breq .L118
+	breq .L114
 	ldd r18,Y+8
 	ldd r19,Y+9
 	ldd r20,Y+10
@@ -1361,13 +1302,13 @@ buttons_confirm:
 	andi r24,lo8(-3)
 	cpi r24,lo8(1)
 	brne .+2
-	rjmp .L135
+	rjmp .L131
 	ldd r26,Y+1
 	ldd r27,Y+2
 	adiw r26,2
 	ld r24,X
 	tst r24
-	breq .L134
+	breq .L130
 	ldd r30,Y+1
 	ldd r31,Y+2
 	ldd r20,Z+7
@@ -1386,10 +1327,10 @@ buttons_confirm:
 	std Y+15,r25
 	std Y+16,r26
 	std Y+17,r27
-.L120:
+.L116:
 	ldd r25,Y+3
 	tst r25
-	breq .L121
+	breq .L117
 	ldd r20,Y+14
 	ldd r21,Y+15
 	ldd r22,Y+16
@@ -1403,12 +1344,12 @@ buttons_confirm:
 	sbc r22,r26
 	sbc r23,r27
 	sbrc r23,7
-	rjmp .L121
+	rjmp .L117
 	std Y+14,r24
 	std Y+15,r25
 	std Y+16,r26
 	std Y+17,r27
-.L121:
+.L117:
 	ldd r25,Y+3
 	ldd r26,Y+12
 	or r25,r26
@@ -1421,7 +1362,7 @@ buttons_confirm:
 	std Y+5,r19
 	std Y+6,r20
 	std Y+7,r21
-.L134:
+.L130:
 	lds r24,buttons_waiting
 	ldd r19,Y+13
 	subi r19,lo8(-(1))
@@ -1431,8 +1372,8 @@ buttons_confirm:
 	std Y+12,r20
 	cp r24,r20
 	brlo .+2
-	rjmp .L136
-.L117:
+	rjmp .L132
+.L113:
 	ldd r27,Y+3
 	sts buttons_waiting,r27
 	ldd r18,Y+4
@@ -1443,7 +1384,7 @@ buttons_confirm:
 	sts next_due+1,r19
 	sts next_due+2,r20
 	sts next_due+3,r21
-.L115:
+.L111:
 /* epilogue start */
 	adiw r28,17
 	in __tmp_reg__,__SREG__
@@ -1454,7 +1395,7 @@ buttons_confirm:
 	pop r29
 	pop r28
 	ret
-.L135:
+.L131:
 	adiw r26,3
 	ld r20,X+
 	ld r21,X+
@@ -1473,14 +1414,14 @@ buttons_confirm:
 	std Y+15,r25
 	std Y+16,r26
 	std Y+17,r27
-	rjmp .L120
-.L123:
+	rjmp .L116
+.L119:
 	std Y+4,__zero_reg__
 	std Y+5,__zero_reg__
 	std Y+6,__zero_reg__
 	std Y+7,__zero_reg__
 	std Y+3,__zero_reg__
-	rjmp .L117
+	rjmp .L113
 	.size	buttons_confirm, .-buttons_confirm
 	.section	.text.buttons_init,"ax",@progbits
 .global	buttons_init
@@ -1509,10 +1450,10 @@ buttons_init:
 	std Y+3,r18
 	std Y+2,r27
 	std Y+1,r26
-	rjmp .L140
-.L142:
-	ldi r18,lo8(2)
+	rjmp .L136
 .L138:
+	ldi r18,lo8(2)
+.L134:
 	ldi r19,lo8(11)
 	mul r19,r24
 	movw r30,r0
@@ -1526,13 +1467,13 @@ buttons_init:
 	sbci r21,-1
 	cpi r20,8
 	cpc r21,__zero_reg__
-	breq .L137
+	breq .L133
 	ldd r30,Y+3
 	ldd r31,Y+4
 	ld r24,Z+
 	std Y+4,r31
 	std Y+3,r30
-.L140:
+.L136:
 	ldi r25,0
 	sbiw r24,1
 	ldd r18,Y+1
@@ -1560,10 +1501,10 @@ buttons_init:
 	eor r22,r26
 	std Z+1,r22
 	or r18,r19
-	breq .L142
+	breq .L138
 	ldi r18,0
-	rjmp .L138
-.L137:
+	rjmp .L134
+.L133:
 /* epilogue start */
 	pop __tmp_reg__
 	pop __tmp_reg__
@@ -1602,7 +1543,7 @@ buttons_peek:
 	lds r30,buttons_queue_tail
 	lds r18,buttons_queue_head
 	cp r30,r18
-	breq .L146
+	breq .L142
 	ldi r31,0
 	lsl r30
 	rol r31
@@ -1621,7 +1562,7 @@ buttons_peek:
 	brne 0b
 	ldi r24,lo8(1)
 	ret
-.L146:
+.L142:
 	ldi r24,0
 	ret
 	.size	buttons_peek, .-buttons_peek
@@ -1690,19 +1631,19 @@ buttons_held:
 	ldi r24,0
 	ldi r20,lo8(1)
 	ldi r21,0
-	rjmp .L153
-.L152:
+	rjmp .L149
+.L148:
 	subi r18,-1
 	sbci r19,-1
 	adiw r30,11
 	cpi r18,8
 	cpc r19,__zero_reg__
-	breq .L155
-.L153:
+	breq .L151
+.L149:
 	ld r25,Z
 	subi r25,lo8(-(-2))
 	cpi r25,lo8(2)
-	brsh .L152
+	brsh .L148
 	movw r22,r20
 	mov r0,r18
 	rjmp 2f
@@ -1717,8 +1658,8 @@ buttons_held:
 	adiw r30,11
 	cpi r18,8
 	cpc r19,__zero_reg__
-	brne .L153
-.L155:
+	brne .L149
+.L151:
 /* epilogue start */
 	ret
 	.size	buttons_held, .-buttons_held
