@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.live_latency import ROOT, bench_service, machine_busy_s, own_cpu_s, percentile
+from bench.live_latency import ROOT, bench_service, machine_busy_s, own_cpu_s
 from companion.buzzers import referee
 from companion.buzzers.phones import BURST_PINGS, PING_INTERVAL_S, QUICK_INTERVAL_S
 from companion.buzzers.referee import RoundSpec, TimedPress
@@ -66,6 +66,7 @@ from companion.sim.clients import (
     request,
     seat_phones,
 )
+from companion.sim.presses import percentile
 from companion.sim.service import ServiceProcess
 from companion.sim.streams import Reader, ViewStream, stream_socket
 

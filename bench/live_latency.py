@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import math
 import os
 import shutil
 import signal
@@ -43,6 +42,7 @@ from pathlib import Path
 
 from companion.sim.clients import SEATS, display_address, phone_address, request, seat_phones
 from companion.sim.mock_pins import PROGRAM as MOCK_PINS
+from companion.sim.presses import percentile
 from companion.sim.service import COMPANION, ServiceProcess
 from companion.sim.streams import Reader
 
@@ -266,13 +266,6 @@ def stop_py_spy(spy: subprocess.Popen[bytes]) -> None:
 
 
 # -- report ------------------------------------------------------------------------------------
-
-
-def percentile(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)  # nearest rank
-    return ordered[min(len(ordered) - 1, max(0, math.ceil(q / 100 * len(ordered)) - 1))]
 
 
 def report(results: list[Result], interval_s: float) -> None:

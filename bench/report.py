@@ -45,15 +45,17 @@ from typing import Any
 
 from bench import firmware_timing, live_latency, press_latency, replay
 from bench.buzzer_latency import ARM_SEEN_TIMEOUT_S
-from bench.live_latency import ROOT, bench_service, percentile, settle
+from bench.live_latency import ROOT, bench_service, settle
 from companion.buzzers.clocksync import ClockSync, MonotonicMapper, TickUnwrapper, sync_interval_s
 from companion.config import ServerConfig, load_config
 from companion.fairness.drbg import SeededRandomSource
 from companion.games.base import TABLE, Command, SeatInfo
 from companion.games.registry import GAMES
+from companion.sim.boardclock import drifting_ticks, usb_delay
 from companion.sim.clients import SEATS, display_address, phone_address, request, seat_phones
 from companion.sim.players import garlic, nuit, vampir
 from companion.sim.players.vampir import GAME as VAMPIR
+from companion.sim.presses import percentile
 from companion.sim.service import ServiceProcess
 from companion.sim.streams import Reader
 from companion.store import EventStore
@@ -250,21 +252,6 @@ def figure_firmware(plan: Plan) -> list[Row]:
 
 
 # -- 4. clock sync -----------------------------------------------------------------------------
-
-
-def usb_delay(rng: random.Random) -> float:
-    """One way over USB, in us: 0-1 ms of jitter, and 2 % of the time a stall of 1-30 ms."""
-    delay = rng.uniform(0, 1000)
-    if rng.random() < 0.02:
-        delay += rng.uniform(1000, 30_000)
-    return delay
-
-
-def drifting_ticks(tick0: int, drift_ppm: float, ramp_ppm_per_min: float, since_us: float) -> int:
-    """A 16 MHz board's ticks `since_us` after it read `tick0`, its drift `drift_ppm` then and moving
-    by `ramp_ppm_per_min` (the drift integrated: the ticks bend)."""
-    ramp_ppm_per_us = ramp_ppm_per_min / 60e6
-    return tick0 + math.floor(16 * (since_us + 1e-6 * (drift_ppm * since_us + ramp_ppm_per_us * since_us**2 / 2)))
 
 
 def simulate_sync(drift_ppm: float, duration_s: float, seed: int,

@@ -18,6 +18,8 @@ from companion.buzzers.clocksync import (
     TickUnwrapper,
     sync_interval_s,
 )
+from companion.sim.boardclock import drifting_ticks, usb_delay
+from companion.sim.presses import percentile
 
 TICK_HZ = 16_000_000
 HOST0_US = 7_000_000_000  # a Pi up for two hours
@@ -39,17 +41,7 @@ class Board:
     def ticks(self, host_us: float) -> int:
         """The unwrapped tick count at a host time (what the 32-bit field is the low bits of): 16 per
         us, times 1 + the drift, which is integrated (it changes linearly with time)."""
-        x = host_us - HOST0_US
-        ramp_ppm_per_us = self.ramp_ppm_per_min / 60e6
-        return self.tick0 + math.floor(16 * (x + 1e-6 * (self.drift_ppm * x + ramp_ppm_per_us * x * x / 2)))
-
-
-def usb_delay(rng: random.Random) -> float:
-    """One way over USB: 0-1 ms, and now and then a much longer stall."""
-    delay = rng.uniform(0, 1000)
-    if rng.random() < 0.02:
-        delay += rng.uniform(1000, 30_000)
-    return delay
+        return drifting_ticks(self.tick0, self.drift_ppm, self.ramp_ppm_per_min, host_us - HOST0_US)
 
 
 def sync_times(duration_s: float) -> list[float]:
@@ -109,11 +101,6 @@ def simulate(drift_ppm: float, seed: int, duration_s: float = 90.0, ramp_ppm_per
                 outcomes.append(Outcome(true_us, mapped))
             waiting = []
     return outcomes
-
-
-def percentile(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, math.ceil(p / 100 * len(ordered)) - 1)]
 
 
 def test_sync_error_and_its_bound_over_a_jittery_usb_link() -> None:
