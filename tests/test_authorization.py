@@ -75,6 +75,9 @@ ROUTES: list[Route] = [
     # was never sent: refused by the hub, not by identity).
     ("POST", "/api/buzz", {}, {"own_seat": 409, "other_seat": 409}, 403),
     ("POST", "/api/ping", {"id": 1}, {"own_seat": 409, "other_seat": 409}, 403),
+    # A shown frame: a seated phone's (no clock mapped yet here), or a display's, named by a ping of
+    # its stream (none here: refused by identity).
+    ("POST", "/api/shown", {"round": 1, "shown": 5.0}, {"own_seat": 409, "other_seat": 409}, 403),
     # Simulated buttons are the table's own keys (the TV, the /buttons page): anyone at the table may
     # press one, never another site's page.
     ("POST", "/api/buttons/press", {"button": 1}, {"forged_origin": 403}, 200),

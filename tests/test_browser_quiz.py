@@ -170,6 +170,11 @@ def wait_for_result(screens: list[Screen], round_number: int, timeout_s: float =
             pytest.fail(f"{screen.name} does not show round {round_number}'s result; it shows {shown(screen)}")
 
 
+TIMED = {"reaction": "phone (reaction)", "mapped": "phone (tap)", "arrival": "phone (on arrival)",
+         "before_signal": "phone (before its signal)"}
+"""How a phone's row says it was timed (English)."""
+
+
 def expected_rows(result: dict[str, Any]) -> list[list[str]]:
     """The order table every screen must show (English), from the service's decision."""
     def ms(us: int) -> str:
@@ -183,8 +188,8 @@ def expected_rows(result: dict[str, Any]) -> list[list[str]]:
         gap_text = "—" if gap == 0 else f"+{gap / 1000:.3f} ms" if abs(gap) < 1000 else f"+{ms(gap)} ms"
         spread = press["uncertainty_us"]
         precision = f"±{spread} µs" if spread < 1000 else f"±{ms(spread)} ms"
-        rows.append([str(place), name_of(press["who"]), f"{ms(press['after_arm_us'])} ms", gap_text, precision,
-                     press["source"]])
+        how = TIMED[press["method"]] if "method" in press else press["source"]
+        rows.append([str(place), name_of(press["who"]), f"{ms(press['after_arm_us'])} ms", gap_text, precision, how])
     return rows
 
 
@@ -228,6 +233,10 @@ def test_two_phones_and_a_simulated_button_race_and_every_screen_shows_the_same_
     who = {press["who"]: press["source"] for press in decision["order"]}
     assert who == {"seat:1": "simulated", "seat:2": "phone", "seat:3": "phone"}, \
         f"three presses within the grace are all in the order: {decision}"
+    # The phones' pages stamped the taps and the frames that lit their buzzers: each phone's press is
+    # its reaction, timed on the phone.
+    assert [p.get("method") for p in decision["order"] if p["source"] == "phone"] == ["reaction", "reaction"]
+    assert decision["signal"] == "phones"
     assert decision["false_starts"] == []
     assert result["winner"] in who, result
 

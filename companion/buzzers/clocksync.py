@@ -323,6 +323,10 @@ class ClockSync:
         t_us = round(center)
         return Mapped(t_us, math.ceil(half + abs(center - t_us)))
 
+    def newest_bound_us(self) -> int | None:
+        """The bound at the newest round trip kept: how precisely the clock is mapped now."""
+        return self.bound_us(self._samples[-1][1]) if self._samples and self._region is not None else None
+
     def bound_us(self, ticks: int) -> int | None:
         mapped = self.map(ticks)
         return mapped.bound_us if mapped else None

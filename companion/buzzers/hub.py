@@ -18,7 +18,8 @@ from typing import Any
 from companion.alarm import Scheduler
 from companion.buzzers.lamps import LampDriver
 from companion.buzzers.pairing import ARM, ButtonMap, Target
-from companion.buzzers.phones import UNMEASURED_UNCERTAINTY_US, PhoneBuzzers, whole_ms
+from companion.buzzers.phoneclock import Claim, phone_us
+from companion.buzzers.phones import UNMEASURED_UNCERTAINTY_US, PhoneBuzzers, Screen
 from companion.buzzers.rounds import RoundKeeper
 from companion.buzzers.sources import Press, PressSource, SimulatedSource, SourceHealth
 from companion.clock import Clock
@@ -63,7 +64,7 @@ class ButtonHub:
         self.phones = PhoneBuzzers(clock)
         self.sources: list[PressSource] = [*sources, self.phones]
         self.simulated = next((s for s in sources if isinstance(s, SimulatedSource)), None)
-        self.keeper = RoundKeeper(table, clock, scheduler, extra_grace_us=self.phones.in_flight_us,
+        self.keeper = RoundKeeper(table, clock, scheduler, phones_waiting=self.phones_waiting,
                                   report_delay_us=self.report_delay_us)
         self._lock = threading.Lock()
         self.pairing: tuple[Target, int] | None = None
@@ -212,13 +213,37 @@ class ButtonHub:
             return Rejection("bad_arguments", {"detail": f"button 1-{self.simulated.buttons}"})
         return self.simulated.press(button)
 
-    def buzz(self, seat: int, arrived_us: int) -> Press | Rejection | None:
-        """A phone's buzzer; None when it repeats a tap just made."""
+    def buzz(self, seat: int, arrived_us: int, claim: Claim | None = None) -> Press | Rejection | None:
+        """A phone's buzzer, with what the page says of its tap; None when it repeats a tap just made."""
         if not self.buzzers_in_use():
             return Rejection("no_buzzers")
         if not self.playing(seat):
             return Rejection("not_seated")
-        return self.phones.press(seat, arrived_us)
+        return self.phones.press(seat, arrived_us, claim)
+
+    def shown(self, screen: Screen, number: object, stamp: object) -> Rejection | None:
+        """A screen says in which frame (`stamp`, its clock's ms) it showed round `number`'s
+        signal: a display's frame becomes the round's arm, a phone's says how long its press may
+        take to come. Refused when that screen's clock is not mapped or the instant is impossible."""
+        stamp_us = phone_us(stamp)
+        if stamp_us is None:
+            return Rejection("bad_arguments", {"detail": "shown"})
+        mapped = self.phones.map(screen, stamp_us)
+        if mapped is None:
+            return Rejection("clock_unmapped")
+        if not self.keeper.on_shown(number, screen if isinstance(screen, int) else None, mapped):
+            return Rejection("no_round")
+        return None
+
+    def phones_waiting(self) -> dict[int, int]:
+        """The phones a round's decision waits for, with how long each one's requests may take:
+        those of seats in the game that listen (a player with a wired button may still buzz on
+        the phone)."""
+        run = self.table.run
+        if run is None or run.ended:
+            return {}
+        return {seat.number: self.phones.wait_us(seat.number) for seat in run.seats
+                if self.phones.listening(seat.number)}
 
     def buttons_wanted(self) -> bool:
         """Whether pairing buttons is worth offering now: the running game uses buttons (its
@@ -238,11 +263,23 @@ class ButtonHub:
         run = self.table.run
         return self.buzzers_in_use() or (run is not None and not run.ended and run.definition.times_phones(run.state))
 
-    def stamp(self, actor: Viewer, command: Command) -> Command:
+    def stamp(self, actor: Viewer, command: Command, sent: object = None) -> Command:
         """A phone's command with the delay of its link, when the game times phones: arrival less
-        that delay is when the phone sent it (an unmeasured phone: on arrival, vaguer)."""
+        that delay is when the phone sent it. A page that says when it sent it (`sent`, its clock's
+        ms) is believed as far as its mapped clock and physics allow, as a buzz is (phones.py);
+        otherwise its link's measured delay is taken off its arrival (an unmeasured phone: on
+        arrival, vaguer)."""
         if actor.kind != "seat" or actor.seat is None or not self.phones_timed():
             return command
+        sent_us = phone_us(sent)
+        mapped = None if sent_us is None else self.phones.map(actor.seat, sent_us)
+        if mapped is not None:
+            worst = self.phones.wait_us(actor.seat)
+            earliest, latest = mapped.t_us - mapped.bound_us, mapped.t_us + mapped.bound_us
+            if command.at_us - worst <= latest and earliest <= command.at_us:
+                return replace(command, delay_us=max(0, command.at_us - mapped.t_us), uncertainty_us=mapped.bound_us)
+            log.warning("seat %s: its command %s says it was sent %s us before it arrived: timed by arrival",
+                        actor.seat, command.name, command.at_us - mapped.t_us)
         estimate = self.phones.estimate(actor.seat)
         if estimate is None:
             return replace(command, uncertainty_us=UNMEASURED_UNCERTAINTY_US)
@@ -302,6 +339,8 @@ class ButtonHub:
             "phones": self.buzzers_in_use(),
             "wanted": self.buttons_wanted(),
             "pairing": None if pairing is None else {"target": pairing[0]},
+            # The round being refereed: a page stamps the frame that first shows it (phoneclock.py).
+            "round": self.keeper.round,
         }
         self._public = (revision, part, healths)
         return part, healths
@@ -309,11 +348,10 @@ class ButtonHub:
     def view(self, viewer: Viewer) -> dict[str, Any]:
         public, healths = self._public_part()
         if viewer.kind == "seat" and viewer.seat is not None:
-            estimate = self.phones.estimate(viewer.seat)
             return {**public, "you": {
                 "seat": viewer.seat,
                 "buttons": self.pairs.buttons_of(viewer.seat),
-                "phone_uncertainty_us": None if estimate is None else whole_ms(estimate.uncertainty_us),
+                "phone_uncertainty_us": self.phones.precision_us(viewer.seat),
             }}
         if viewer.kind == "host":
             with self._lock:

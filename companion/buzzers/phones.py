@@ -1,10 +1,14 @@
 """Phone buzzers: a big button on each player's private screen.
 
-A phone's clock is not ours and its word is not trusted, so the server measures each phone's
-delay itself: it sends a ping down the phone's live stream and times the echo (a POST, the same
-path a buzz takes). A buzz is stamped on arrival and moved back by half the phone's best recent
-round trip; its uncertainty is that half plus the spread of the round trips kept. A phone that
-answers pings slowly only makes its own presses vaguer (more ties), never earlier than an honest one.
+A phone's clock is not ours and its word is not trusted, so the server measures each phone's link
+itself: it sends a ping down the phone's live stream and times the echo (a POST, the same path a
+buzz takes), and the page answers with its own clock's reading. The round trips map the page's
+clock onto the host timeline (phoneclock.py), and a buzz carries the tap's time on that clock: a
+stall delays the request, not the time. A buzz whose claim physics rules out, or from a page whose
+clock is not mapped (it just joined, its clock jumped, its page slept), is timed by arrival: moved
+back by half the phone's best recent round trip, give or take that half plus the spread of the
+round trips kept. A phone on a slow link only makes its own presses vaguer (more ties), never
+earlier than an honest one.
 
 A phone on Wi-Fi saves power: a ping that finds its radio asleep waits at the access point for the
 next beacon (~100 ms), while a buzz, sent by the phone, leaves at once. Such round trips say nothing
@@ -16,12 +20,27 @@ burst, so its first round is already timed to a few milliseconds.
 
 from __future__ import annotations
 
+import logging
+import secrets
 import statistics
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from companion.buzzers.clocksync import Mapped
+from companion.buzzers.phoneclock import (
+    MAX_WAIT_US,
+    STALL_ALLOWANCE_US,
+    TAP_LATENCY_US,
+    UNMEASURED_WAIT_US,
+    Claim,
+    PhoneTap,
+    phone_sync,
+    phone_us,
+)
 from companion.buzzers.sources import HandlerSlot, Press, SourceHealth
 from companion.clock import Clock
+
+log = logging.getLogger(__name__)
 
 PING_INTERVAL_S = 2.0
 """Between two pairs of pings."""
@@ -42,10 +61,6 @@ PING_TIMEOUT_US = 10_000_000
 """An echo later than this is not a round trip but a phone that went to sleep."""
 UNMEASURED_UNCERTAINTY_US = 150_000
 """A buzz from a phone with no round trip measured yet: stamped on arrival, this vague."""
-MAX_GRACE_US = 250_000
-"""The longest a decision waits for phones still in flight: one phone on a bad link must not
-hold every round (wired ones included) for seconds. Its later presses still count if they arrive
-before the decision."""
 REPEAT_MASK_US = 50_000
 """Taps of the same phone this close together are one press (a finger bouncing on glass)."""
 
@@ -82,10 +97,23 @@ def estimate_from(rtts: list[int]) -> Estimate | None:
     return Estimate(best // 2, best - best // 2 + spread)
 
 
+Screen = int | str
+"""Whose link: a seat's phone (its number, kept while the seat keeps its phone), or a display's
+stream ("display:N", for as long as that stream is open)."""
+PING_ID_SPAN = 2**53 - 1
+"""Ping ids are random below JavaScript's largest exact integer: a page cannot guess another's."""
+OWNERS_KEPT = 4096
+"""Ping ids remembered with the screen they went to (a display names its link by one)."""
+
+
 class PhoneLink:
     def __init__(self) -> None:
         self.pending: dict[int, int] = {}
         self.samples: deque[tuple[int, int]] = deque(maxlen=SAMPLES)
+        self.sync = phone_sync()
+        """The page's clock on the host timeline, from the echoes that carry its stamp."""
+        self.stamps = False
+        """The page stamps its echoes (a page that does not is timed by arrival only)."""
         self.last_press_us: int | None = None
         self.last_ping_us: int | None = None
         self.sent = 0
@@ -93,8 +121,17 @@ class PhoneLink:
         """Pings sent since the phone last answered one."""
 
 
+def _refusal_log(seat: int, reason: str, detail: str) -> None:
+    log.warning("phone of seat %s: its tap time is refused (%s: %s); timed by arrival, its clock mapped anew",
+                seat, reason, detail)
+
+
 class PhoneBuzzers(HandlerSlot):
-    """The press source for every phone; the button of seat n is "phone:n" and always belongs to it."""
+    """The press source for every phone; the button of seat n is "phone:n" and always belongs to it.
+
+    It also keeps the links of the displays' streams: their clocks are mapped the same way, so the
+    instant the TV showed a round's signal is known on the host timeline.
+    """
 
     name = "phone"
     kind = "phone"
@@ -102,21 +139,20 @@ class PhoneBuzzers(HandlerSlot):
     def __init__(self, clock: Clock) -> None:
         super().__init__()
         self._clock = clock
-        self._links: dict[int, PhoneLink] = {}
-        self._next_id = 1
+        self._links: dict[Screen, PhoneLink] = {}
+        self._owners: dict[int, Screen] = {}
 
-    def _link(self, seat: int) -> PhoneLink:
-        link = self._links.get(seat)
+    def _link(self, screen: Screen) -> PhoneLink:
+        link = self._links.get(screen)
         if link is None:
-            link = self._links[seat] = PhoneLink()
+            link = self._links[screen] = PhoneLink()
         return link
 
-    def ping(self, seat: int) -> int:
-        """A new ping for this seat's phone; its id goes down the stream, the phone echoes it."""
+    def ping(self, screen: Screen) -> int:
+        """A new ping for this screen; its id goes down the stream, the page echoes it."""
         with self._lock:
-            ping_id = self._next_id
-            self._next_id += 1
-            link = self._link(seat)
+            ping_id = secrets.randbelow(PING_ID_SPAN) + 1
+            link = self._link(screen)
             now = self._clock.now_us()
             for old in [i for i, sent in link.pending.items() if now - sent > PING_TIMEOUT_US]:
                 del link.pending[old]
@@ -124,25 +160,38 @@ class PhoneBuzzers(HandlerSlot):
             link.last_ping_us = now
             link.sent += 1
             link.since_echo += 1
+            self._owners[ping_id] = screen
+            if len(self._owners) > OWNERS_KEPT:
+                del self._owners[next(iter(self._owners))]
             return ping_id
 
-    def due_in_s(self, seat: int) -> float:
-        """How long the seat's stream should wait before its next ping (0: send one now)."""
+    def owner(self, ping_id: object) -> Screen | None:
+        """The screen a ping went to (a display names its link by the last ping it answered)."""
+        if isinstance(ping_id, bool) or not isinstance(ping_id, int):
+            return None
+        with self._lock:
+            return self._owners.get(ping_id)
+
+    def due_in_s(self, screen: Screen) -> float:
+        """How long the screen's stream should wait before its next ping (0: send one now)."""
         now = self._clock.now_us()
         with self._lock:
-            link = self._links.get(seat)
+            link = self._links.get(screen)
             if link is None or link.last_ping_us is None:
                 return 0.0
             fresh = sum(1 for at, _ in link.samples if now - at <= SAMPLE_MAX_AGE_US)
+            if link.stamps and not link.sync.synced:
+                fresh = 0  # its clock is to be mapped (anew): a quick burst
             interval = ping_interval_s(fresh, link.since_echo, link.sent)
             return max(0.0, (link.last_ping_us - now) / 1e6 + interval)
 
-    def echo(self, seat: int, ping_id: object) -> int | None:
-        """The phone answered a ping: the round trip in microseconds, or None for an id this
-        seat was never sent (forged, replayed, or too late)."""
+    def echo(self, screen: Screen, ping_id: object, stamp: object = None) -> int | None:
+        """The page answered a ping (with its own clock's reading when it got it, `stamp`, in ms):
+        the round trip in microseconds, or None for an id this screen was never sent (forged,
+        replayed, or too late)."""
         now = self._clock.now_us()
         with self._lock:
-            link = self._links.get(seat)
+            link = self._links.get(screen)
             if link is None or isinstance(ping_id, bool) or not isinstance(ping_id, int):
                 return None
             sent = link.pending.pop(ping_id, None)
@@ -150,27 +199,53 @@ class PhoneBuzzers(HandlerSlot):
                 return None
             link.samples.append((now, now - sent))
             link.since_echo = 0
+            phone = phone_us(stamp)
+            if phone is not None:
+                link.stamps = True
+                restarts = link.sync.restarts
+                link.sync.add(sent, phone, now)
+                if link.sync.restarts != restarts:
+                    log.info("the clock of %s no longer fits its earlier round trips: mapped anew", screen)
             return now - sent
 
     def _estimate(self, link: PhoneLink, now: int) -> Estimate | None:
         return estimate_from([rtt for at, rtt in link.samples if now - at <= SAMPLE_MAX_AGE_US])
 
-    def estimate(self, seat: int) -> Estimate | None:
+    def estimate(self, screen: Screen) -> Estimate | None:
         with self._lock:
-            link = self._links.get(seat)
+            link = self._links.get(screen)
             return None if link is None else self._estimate(link, self._clock.now_us())
 
-    def in_flight_us(self) -> int:
-        """How long a buzz from the slowest measured phone may still be on its way: the round's
-        grace period waits this long after the first press."""
-        now = self._clock.now_us()
+    def map(self, screen: Screen, stamp_us: int) -> Mapped | None:
+        """A reading of the screen's clock on the host timeline, when that clock is mapped."""
         with self._lock:
-            estimates = [self._estimate(link, now) for link in self._links.values()]
-        slowest = max((e.delay_us + e.uncertainty_us for e in estimates if e is not None), default=0)
-        return min(slowest, MAX_GRACE_US)
+            link = self._links.get(screen)
+            if link is None or not link.sync.synced:
+                return None
+            return link.sync.map(stamp_us)
 
-    def press(self, seat: int, arrived_us: int) -> Press | None:
-        """A buzz that reached the server at `arrived_us`; None when it repeats a tap just made."""
+    def _wait(self, link: PhoneLink, now: int) -> int:
+        rtts = [rtt for at, rtt in link.samples if now - at <= SAMPLE_MAX_AGE_US]
+        if not rtts:
+            return UNMEASURED_WAIT_US
+        return min(max(rtts) + STALL_ALLOWANCE_US, MAX_WAIT_US)
+
+    def wait_us(self, screen: Screen) -> int:
+        """How long a request of this screen may take, at worst: its slowest recent round trip
+        (both ways: a reaction's signal goes down and its buzz comes up) and a stall, bounded."""
+        with self._lock:
+            link = self._links.get(screen)
+            return UNMEASURED_WAIT_US if link is None else self._wait(link, self._clock.now_us())
+
+    def listening(self, seat: int) -> bool:
+        """Whether the seat's phone may still buzz: its stream is open and it answers pings."""
+        with self._lock:
+            link = self._links.get(seat)
+            return link is not None and bool(link.samples) and link.since_echo < UNANSWERED_MAX
+
+    def press(self, seat: int, arrived_us: int, claim: Claim | None = None) -> Press | None:
+        """A buzz that reached the server at `arrived_us`, with what the page says of its tap;
+        None when it repeats a tap just made."""
         with self._lock:
             link = self._link(seat)
             if link.last_press_us is not None and arrived_us - link.last_press_us < REPEAT_MASK_US:
@@ -178,18 +253,53 @@ class PhoneBuzzers(HandlerSlot):
             link.last_press_us = arrived_us
             estimate = self._estimate(link, arrived_us)
             if estimate is None:
-                press = Press(f"phone:{seat}", arrived_us, self.name, UNMEASURED_UNCERTAINTY_US)
+                tap = PhoneTap(seat, arrived_us, "arrival", arrived_us, UNMEASURED_UNCERTAINTY_US)
             else:
-                press = Press(f"phone:{seat}", arrived_us - estimate.delay_us, self.name, estimate.uncertainty_us)
+                tap = PhoneTap(seat, arrived_us, "arrival", arrived_us - estimate.delay_us, estimate.uncertainty_us)
+            t_us, uncertainty_us = tap.arrival_t_us, tap.arrival_uncertainty_us
+            if claim is not None:
+                tap, mapped = self._check(link, tap, claim)
+                if mapped is not None:
+                    t_us, uncertainty_us = mapped.t_us, mapped.bound_us
+            press = Press(f"phone:{seat}", t_us, self.name, uncertainty_us, phone=tap)
             handler = self._handler
         if handler is not None:
             handler(press)
         return press
 
-    def forget(self, seat: int) -> None:
-        """The seat's phone changed or left: its round trips say nothing about the next one."""
+    def _check(self, link: PhoneLink, tap: PhoneTap, claim: Claim) -> tuple[PhoneTap, Mapped | None]:
+        """The claim judged against physics: the tap mapped (and the tap as timed), or the arrival
+        method's tap with the reason the claim was not used (under the lock)."""
+        if not link.sync.synced:
+            return replace(tap, refused="clock_unmapped"), None
+        arrived = tap.arrived_us
+        mapped = link.sync.map(claim.tap_us)
+        assert mapped is not None
+        reason, detail = "", ""
+        if mapped.t_us - mapped.bound_us > arrived:
+            reason, detail = "tap_after_arrival", f"{mapped.t_us - arrived} us after"
+        elif mapped.t_us + mapped.bound_us < arrived - self._wait(link, arrived):
+            reason, detail = "tap_too_old", f"{arrived - mapped.t_us} us before its arrival"
+        shown = None
+        if not reason and claim.shown_us is not None:
+            if claim.shown_us > claim.tap_us:
+                reason, detail = "shown_after_tap", f"{claim.shown_us - claim.tap_us} us after"
+            else:
+                shown = link.sync.map(claim.shown_us)
+        if reason:
+            _refusal_log(tap.seat, reason, detail)
+            link.sync = phone_sync()
+            return replace(tap, refused=reason), None
+        reaction = None if claim.shown_us is None else claim.tap_us - claim.shown_us
+        # The touch came up to the handler's latency before its stamp: centred, with that in the bound.
+        touched = Mapped(mapped.t_us - TAP_LATENCY_US // 2, mapped.bound_us + TAP_LATENCY_US // 2)
+        return replace(tap, method="mapped", round=claim.round, reaction_us=reaction, shown=shown), touched
+
+    def forget(self, screen: Screen) -> None:
+        """The seat's phone changed or left (or a display's stream closed): its round trips say
+        nothing of the next one."""
         with self._lock:
-            self._links.pop(seat, None)
+            self._links.pop(screen, None)
 
     def health(self) -> SourceHealth:
         measured = self.precisions()
@@ -199,9 +309,26 @@ class PhoneBuzzers(HandlerSlot):
             "no phone measured yet"
         return SourceHealth(self.name, self.kind, True, detail, worst)
 
+    def _precision(self, link: PhoneLink, now: int) -> int | None:
+        """How precisely this phone's taps are timed now: its clock's mapping, or its arrivals."""
+        if link.sync.synced:
+            bound = link.sync.newest_bound_us()
+            if bound is not None:
+                return bound
+        estimate = self._estimate(link, now)
+        return None if estimate is None else estimate.uncertainty_us
+
+    def precision_us(self, seat: int) -> int | None:
+        """The seat's phone's precision in whole milliseconds (as µs), or None before any round trip."""
+        with self._lock:
+            link = self._links.get(seat)
+            precision = None if link is None else self._precision(link, self._clock.now_us())
+        return None if precision is None else whole_ms(precision)
+
     def precisions(self) -> dict[int, int]:
         """Each measured phone's precision in whole milliseconds (as µs), by seat."""
         now = self._clock.now_us()
         with self._lock:
-            estimates = {seat: self._estimate(link, now) for seat, link in sorted(self._links.items())}
-        return {seat: whole_ms(e.uncertainty_us) for seat, e in estimates.items() if e is not None}
+            found = {seat: self._precision(link, now) for seat, link in sorted(self._links.items(), key=str)
+                     if isinstance(seat, int)}
+        return {seat: whole_ms(us) for seat, us in found.items() if us is not None}

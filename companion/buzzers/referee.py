@@ -33,12 +33,17 @@ class TimedPress:
     clock: str = ""
     """Set when a clock other than the host's stamped the press (see `Press.clock`)."""
     local_ns: int = 0
+    method: str = ""
+    """How a phone's press was timed ("reaction", "mapped", "arrival", "before_signal"; see
+    phoneclock.py); empty for a wired or simulated button."""
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"who": self.who, "t_us": self.t_us, "uncertainty_us": self.uncertainty_us,
                                 "source": self.source}
         if self.clock:
             data["clock"], data["local_ns"] = self.clock, self.local_ns
+        if self.method:
+            data["method"] = self.method
         return data
 
     def order_key(self) -> tuple[int, str, int, str]:

@@ -10,9 +10,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from companion.clock import Clock
+
+if TYPE_CHECKING:
+    from companion.buzzers.phoneclock import PhoneTap
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +31,8 @@ class Press:
     the same clock are compared by `local_ns`, exact whatever the mapping onto the host timeline."""
     local_ns: int = 0
     """The press's time on that clock, in nanoseconds."""
+    phone: PhoneTap | None = None
+    """A phone's buzz: how it was timed, and what a round whose signal is on the phones needs."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,7 +29,14 @@ from companion.games.base import (
     Viewer,
     ViewerKind,
 )
-from companion.games.reactions import ROUND_ARMED, ROUND_CANCELLED, ROUND_LATE_PRESS, ROUND_SETTLED, with_round
+from companion.games.reactions import (
+    ROUND_ARMED,
+    ROUND_CANCELLED,
+    ROUND_LATE_PRESS,
+    ROUND_SETTLED,
+    late_press_fits,
+    with_round,
+)
 
 MODES = ("race", "hands_off")
 TIE_RULES = ("draw", "rearm")
@@ -89,6 +96,7 @@ def _tell_arm(story: Story[QuizState], actor: Viewer, args: Args) -> None:
         "round": story.state.round + 1, "at_us": story.at_us, "mode": args.get("mode", "race"),
         "window_us": int(opts["window_s"] * 1_000_000), "grace_us": int(opts["grace_ms"] * 1000),
         "penalty": opts["false_start"], "lockout_us": opts["lockout_ms"] * 1000,
+        "signal": "phones",  # each phone lights its own buzzer: phones are timed by their reaction
     })
 
 
@@ -117,14 +125,10 @@ def _tell_settle(story: Story[QuizState], actor: Viewer, args: Args) -> None:
 def _check_late(state: QuizState, actor: Viewer, args: Args) -> Rejection | None:
     """The round keeper lists a press that came after the last race's decision."""
     last = state.results[0] if state.results else None
-    press = args.get("press")
-    fits = (last is not None and args.get("round") == state.round == last["round"] and last.get("mode") == "race"
-            and isinstance(press, dict) and isinstance(press.get("who"), str)
-            and all(isinstance(press.get(k), int) for k in ("t_us", "after_arm_us", "gap_us")))
-    if not fits or last is None or not isinstance(press, dict):
+    if last is None or last["round"] != state.round:
         return Rejection("no_round")
-    listed = {p["who"] for p in last["decision"].get("order", [])} | {p["who"] for p in last.get("late", [])}
-    return Rejection("no_round") if press["who"] in listed else None
+    listed = [p["who"] for p in (*last["decision"].get("order", []), *last.get("late", []))]
+    return None if late_press_fits(state.round, last.get("mode"), listed, args) else Rejection("no_round")
 
 
 def _tell_late(story: Story[QuizState], actor: Viewer, args: Args) -> None:

@@ -12,7 +12,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 ROUND_ARMED = "round_armed"
-"""A round opened: its signal time, window, grace and penalty (the round keeper referees it)."""
+"""A round opened: its signal time, window, grace and penalty (the round keeper referees it), and
+where its signal is (`signal`): "phones" when each phone shows it (phones are timed by the reaction
+measured on them), "table" when it is on the TV or the table (by their taps' instants)."""
 ROUND_SETTLED = "round_settled"
 """The referee's whole decision for a round (and the game's verdict on it)."""
 ROUND_CANCELLED = "round_cancelled"
@@ -42,3 +44,14 @@ def with_round(board: Mapping[str, Mapping[str, Any]], order: Iterable[Mapping[s
         earlier = updated.get(row["who"], {}).get("samples", [])
         updated[row["who"]] = board_row([*earlier, int(row["after_arm_us"])][-BOARD_SAMPLES:])
     return updated
+
+
+def late_press_fits(number: object, mode: object, listed: Iterable[str], args: Mapping[str, Any]) -> bool:
+    """Whether the round keeper's `late_press` names the last round (number `number`, a race) and a
+    contestant not listed in it yet, with the times a row has."""
+    press = args.get("press")
+    return (mode == "race" and args.get("round") == number and isinstance(press, Mapping)
+            and isinstance(press.get("who"), str) and press["who"] not in set(listed)
+            and all(isinstance(press.get(k), int) and not isinstance(press.get(k), bool)
+                    for k in ("t_us", "after_arm_us", "gap_us")))
+

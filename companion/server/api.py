@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import math
@@ -15,6 +16,7 @@ from flask import Blueprint, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from companion import __version__
+from companion.buzzers.phones import Screen
 from companion.errors import DuplicateEvent, ReplayMismatch, StoreError
 from companion.games.base import TABLE, Command, Viewer
 from companion.i18n import error_message
@@ -37,6 +39,9 @@ from companion.server.qr import qr_svg
 from companion.table.export import export_game
 
 log = logging.getLogger(__name__)
+
+_display_streams = itertools.count(1)
+"""Each display's stream has a clock link of its own (two TVs are two clocks)."""
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -121,6 +126,9 @@ def stream() -> Response:
 
     buttons = service().buttons
     clock = service().clock
+    screen: Screen | None = viewer.seat
+    if viewer.kind == "table":
+        screen = f"display:{next(_display_streams)}"
 
     def events() -> Iterator[bytes]:
         # A plain generator of bytes (no request context needed): the shortest way to the socket.
@@ -145,15 +153,18 @@ def stream() -> Response:
                     sent = time.monotonic()
                 last = current
                 wait = max(0.0, heartbeat - (time.monotonic() - sent))
-                if viewer.seat is not None and buttons.phones_timed():
-                    # A phone buzzer's delay is measured by the server: a ping goes down this
-                    # stream, the phone echoes it at once (POST /api/ping); phones.py says when.
-                    if buttons.phones.due_in_s(viewer.seat) <= 0:
-                        yield f"event: ping\ndata: {buttons.phones.ping(viewer.seat)}\n\n".encode()
-                    wait = min(wait, buttons.phones.due_in_s(viewer.seat))
+                if screen is not None and buttons.phones_timed():
+                    # A page's clock is mapped by the server: a ping goes down this stream, the
+                    # page echoes it at once with its clock's reading (POST /api/ping); phones.py
+                    # says when. A phone's buzzes and a display's shown frames are timed by it.
+                    if buttons.phones.due_in_s(screen) <= 0:
+                        yield f"event: ping\ndata: {buttons.phones.ping(screen)}\n\n".encode()
+                    wait = min(wait, buttons.phones.due_in_s(screen))
                 table.broadcaster.wait_for_change(revision, wait)
         finally:
             table.presence.leave(viewer)
+            if isinstance(screen, str):
+                buttons.phones.forget(screen)
 
     response = Response(events(), mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-store"
@@ -174,7 +185,7 @@ def command() -> Response:
     if isinstance(actor, str):
         return error(actor, status_for(actor))
     arrived = Command(body["name"][:64], args, service().clock.now_us())
-    outcome = service().table.handle(actor, service().buttons.stamp(actor, arrived), with_view=True)
+    outcome = service().table.handle(actor, service().buttons.stamp(actor, arrived, body.get("sent")), with_view=True)
     if outcome.rejection is not None:
         code, params = outcome.rejection.code, dict(outcome.rejection.params)
         return error(code, status_for(code), params)

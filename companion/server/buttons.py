@@ -1,7 +1,10 @@
-"""Buttons over HTTP: a phone's buzzer and its ping echoes, pairing, and simulated presses.
+"""Buttons over HTTP: a phone's buzzer, the pages' ping echoes and shown frames, pairing, and
+simulated presses.
 
-A buzz is stamped the moment its request reaches this code, before anything else is read, and
-moved back by the phone's measured delay (companion/buzzers/phones.py).
+A buzz is stamped the moment its request reaches this code, before anything else is read. It
+carries the tap's time on the page's clock, which the server maps onto its own from the pings'
+echoes, and falls back to that arrival less the phone's measured delay when the claim cannot be
+used (companion/buzzers/phones.py).
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ from flask import Blueprint, Response, jsonify
 
 from companion.buzzers.hub import ButtonHub
 from companion.buzzers.pairing import ARM, Target
+from companion.buzzers.phoneclock import Claim
+from companion.buzzers.phones import Screen
 from companion.games.base import Rejection
 from companion.server.common import (
     client_address,
@@ -45,24 +50,51 @@ def buzz() -> Response:
     seat = seat_of_request()
     if seat is None:
         return error("no_seat", 403)
-    press = _hub().buzz(seat, arrived_us)
+    try:
+        claim = Claim.from_json(json_body())
+    except ValueError as bad:
+        return _refused(Rejection("bad_arguments", {"detail": str(bad)}))
+    press = _hub().buzz(seat, arrived_us, claim)
     if isinstance(press, Rejection):
         return _refused(press)
     if press is None:
         return jsonify({"ok": True, "repeat": True})
-    return jsonify({"ok": True, "repeat": False, "uncertainty_us": press.uncertainty_us})
+    timing = {"method": press.phone.method, "refused": press.phone.refused} if press.phone else {}
+    return jsonify({"ok": True, "repeat": False, "uncertainty_us": press.uncertainty_us, **timing})
+
+
+def _screen(ping_id: object) -> Screen | Response:
+    """Whose clock: the display whose stream a ping went to, else the caller's seat (whose own
+    pings only it may answer). Ping ids are random: only the page that got one can name it."""
+    owner = _hub().phones.owner(ping_id)
+    if isinstance(owner, str):
+        return owner
+    seat = seat_of_request()
+    return error("no_seat", 403) if seat is None else seat
 
 
 @bp.post("/ping")
 def ping() -> Response:
-    seat = seat_of_request()
-    if seat is None:
-        return error("no_seat", 403)
-    body = json_body()
-    rtt = _hub().phones.echo(seat, body.get("id") if body else None)
+    body = json_body() or {}
+    screen = _screen(body.get("id"))
+    if isinstance(screen, Response):
+        return screen
+    rtt = _hub().phones.echo(screen, body.get("id"), body.get("t"))
     if rtt is None:
         return _refused(Rejection("unknown_ping"))
     return jsonify({"ok": True, "rtt_us": rtt})
+
+
+@bp.post("/shown")
+def shown() -> Response:
+    """The frame in which a page showed a round's signal, on its own clock: a display's is the
+    round's arm, a phone's says how long a press of it may take (the decision waits for it)."""
+    body = json_body() or {}
+    screen = _screen(body.get("ping"))
+    if isinstance(screen, Response):
+        return screen
+    refusal = _hub().shown(screen, body.get("round"), body.get("shown"))
+    return _refused(refusal) if refusal else jsonify({"ok": True})
 
 
 @bp.post("/buttons/press")

@@ -7,9 +7,13 @@
 
   // A button on a screen acts on touch, not on release (a click would add the finger's whole
   // press to the time), and on Space or Enter, once per key press.
+  // `action(at)`: `at` is performance.now() taken first thing in the handler (a buzz's tap time).
   function onPress(node, action) {
-    node.addEventListener("pointerdown", (e) => { e.preventDefault(); action(); });
-    node.addEventListener("keydown", (e) => { if ((e.key === " " || e.key === "Enter") && !e.repeat) { e.preventDefault(); action(); } });
+    node.addEventListener("pointerdown", (e) => { const at = performance.now(); e.preventDefault(); action(at); });
+    node.addEventListener("keydown", (e) => {
+      const at = performance.now();
+      if ((e.key === " " || e.key === "Enter") && !e.repeat) { e.preventDefault(); action(at); }
+    });
     node.addEventListener("contextmenu", (e) => e.preventDefault());
     return node;
   }

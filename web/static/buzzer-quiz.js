@@ -89,7 +89,7 @@
     const d = result.decision;
     return el("section", { class: "round-result" + (big ? " big" : ""), "aria-live": "polite" },
       el("h3", {}, fill(ui.round_n, { n: result.round })),
-      headline(result, view), R.orderTable(d.order, result.winner, d.tied_first, view, null, result.late),
+      headline(result, view), R.orderTable(d.order, result.winner, d.tied_first, view, null, result.late, d.signal),
       R.falseStarts(d.false_starts, view));
   }
 

@@ -343,7 +343,7 @@
     const named = TURN_PHASES.includes(g.phase);
     return el("section", { class: `round-result g-result ${size}`, "aria-live": "polite" },
       el("h3", {}, fill(ui.round_n, { n: r.round })), headline(g, r, view, named),
-      size === "small" ? null : R.orderTable(r.order, winner, tied, view, ui.garlic_col_time),
+      size === "small" ? null : R.orderTable(r.order, winner, tied, view, ui.garlic_col_time, r.late, r.signal),
       R.falseStarts(r.false_starts, view));
   }
 

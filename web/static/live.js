@@ -116,10 +116,39 @@ window.Companion = (function () {
     }
   }
 
+  // -- this page's clock and the signal's frame (companion/buzzers/phoneclock.py) ------------------
+  // The server maps this page's clock onto its own from the pings' echoes, each carrying
+  // performance.now() when the ping came. When a view shows a round being refereed, the frame that
+  // first draws it is stamped (requestAnimationFrame's timestamp) and reported: a display's frame is
+  // the round's signal, a phone's says how long its press may take to come. A buzz carries its tap's
+  // stamp and that frame's, a phone's command the moment it was sent.
+  const signal = { round: null, shown: null };
+  let lastPing = null;
+
+  function noteSignal(role, view) {
+    const round = view.buttons ? view.buttons.round : null;
+    // A round that ends keeps its frame: a tap just after the decision is still its late press.
+    if (round === null || round === undefined || round === signal.round || role === "host") return;
+    signal.round = round;
+    signal.shown = null;
+    requestAnimationFrame((frame) => {
+      if (signal.round !== round || signal.shown !== null) return;
+      signal.shown = frame;
+      post("/api/shown", { round, shown: frame, ping: lastPing });
+    });
+  }
+
+  // What a buzz says of the tap stamped `tap` (performance.now(), first thing in its handler).
+  function tapClaim(tap) {
+    const shown = signal.shown !== null && signal.shown <= tap ? signal.shown : null;
+    return { tap, round: signal.round, shown };
+  }
+
   // Send a command as this page's role; show the refusal in the player's language.
   async function send(role, name, args, errorBox) {
+    const sent = performance.now();
     showError("", errorBox);
-    const body = await post("/api/commands", { as: role, name, args: args || {} });
+    const body = await post("/api/commands", { as: role, name, args: args || {}, ...(role === "me" ? { sent } : {}) });
     if (!body.ok) showError(body.message || errorText(body.error), errorBox);
     return body;
   }
@@ -170,6 +199,7 @@ window.Companion = (function () {
       setLink(true);
       showUndone(view);
       onView(view);
+      noteSignal(role, view);
     }
 
     // The server says "alive" every `beat` seconds when nothing else happens: a stream quiet for
@@ -211,7 +241,12 @@ window.Companion = (function () {
         setLink(true);
       });
       // The server times this phone's delay for its buzzer: answer its pings at once.
-      source.addEventListener("ping", (event) => { hear(); post("/api/ping", { id: Number(event.data) }); });
+      source.addEventListener("ping", (event) => {
+        const t = performance.now();
+        hear();
+        lastPing = Number(event.data);
+        post("/api/ping", { id: lastPing, t });
+      });
       // The server's now after each message: countdowns count to its deadlines (countdown.js).
       source.addEventListener("now", (event) => {
         hear();
@@ -335,6 +370,6 @@ window.Companion = (function () {
   }
 
   initChrome();
-  return { boot, ui, lang, games, $, el, svg, text, fill, errorText, reasonText, showError, post, send, follow,
+  return { boot, ui, lang, games, $, el, svg, text, fill, errorText, reasonText, showError, post, send, follow, tapClaim,
            setLink, byWho, renderTitle, applyPatch, fairness, seatName, mySeat, actionButton };
 })();

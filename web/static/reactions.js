@@ -65,15 +65,20 @@
   // and `tied` are "seat:N" names.
   // `timeLabel`: what the times count from ("After the signal", "After the dice"). `late`: presses
   // that came after the decision, in rows of the same shape, listed below the order.
-  function orderTable(order, winner, tied, view, timeLabel, late) {
+  // `signal`: where the round's signal was ("phones": each phone timed its player's reaction;
+  // "table": phones' taps on the host's clock), said in the caption; each phone's row says how it
+  // was timed (a phone timed by its request's arrival shows its wider bound beside it).
+  function orderTable(order, winner, tied, view, timeLabel, late, signal) {
     if (!order.length) return null;
     const close = new Set(tied || []);
+    const how = (p) => (p.method && ui[`timed_${p.method}`]) || sourceText(p.source);
     const row = (p, place, cls) => el("tr", { class: cls },
       el("td", {}, String(place)), el("td", {}, C.byWho(p.who, view)), el("td", {}, `${ms(p.after_arm_us)} ms`),
-      el("td", {}, gapText(p.gap_us)), el("td", {}, precision(p.uncertainty_us)), el("td", {}, sourceText(p.source)));
+      el("td", {}, gapText(p.gap_us)), el("td", {}, precision(p.uncertainty_us)), el("td", {}, how(p)));
     const after = late || [];
+    const phones = [...order, ...after].some((p) => p.method);
     return el("table", { class: "order" },
-      el("caption", {}, ui.order),
+      el("caption", {}, ui.order, phones && ui[`signal_${signal}`] ? el("span", { class: "signal-note" }, ` · ${ui[`signal_${signal}`]}`) : null),
       el("thead", {}, el("tr", {}, el("th", {}, "#"), el("th", {}, ui.col_player), el("th", {}, timeLabel || ui.col_time),
         el("th", {}, ui.col_gap), el("th", {}, ui.col_precision), el("th", {}, ui.col_source))),
       el("tbody", {}, order.map((p, i) => row(p, i + 1, (p.who === winner ? "first" : "") + (close.has(p.who) ? " tied" : "")))),
@@ -131,14 +136,14 @@
 
   // -- the phone's buzzer -----------------------------------------------------------------------
   let lastBuzz = 0;
-  async function buzz(button) {
-    const now = performance.now();
-    if (now - lastBuzz < 150) return;
-    lastBuzz = now;
+  async function buzz(button, tap) {
+    if (tap - lastBuzz < 150) return;
+    lastBuzz = tap;
+    const claim = C.tapClaim(tap);  // before anything that takes time
     if (navigator.vibrate) navigator.vibrate(30);
     button.classList.add("pressed");
     setTimeout(() => button.classList.remove("pressed"), 250);
-    const body = await C.post("/api/buzz", {});
+    const body = await C.post("/api/buzz", claim);
     if (!body.ok) C.showError(body.message || C.errorText(body.error));
   }
 
@@ -150,7 +155,7 @@
     const w = { idle: ui.buzz_wait, race: ui.buzz, hands_off: ui.quiz_hands_off, name: ui.buzz, ...(words || {}) };
     const button = el("button", { type: "button", id: "buzzer", class: `buzzer ${mode}`, "aria-label": mode === "race" ? w.name : null,
       "data-mode": mode }, w[mode]);
-    C.buttons.onPress(button, () => buzz(button));
+    C.buttons.onPress(button, (tap) => buzz(button, tap));
     const you = view.buttons && view.buttons.you;
     const note = you && you.phone_uncertainty_us !== null
       ? fill(ui.phone_precision, { ms: ms(you.phone_uncertainty_us) }) : ui.phone_precision_unknown;

@@ -25,6 +25,7 @@ from companion.games.garlic.rules import (
 )
 from companion.games.garlic.state import BAT_KINDS, CLAIM_KINDS, GarlicState, Phase
 from companion.games.garlic.story import GarlicStory
+from companion.games.reactions import ROUND_LATE_PRESS, late_press_fits
 
 # -- the dice and the round (S-S2, S-S4) ------------------------------------------------------------
 
@@ -50,6 +51,19 @@ def _check_settle(state: GarlicState, actor: Viewer, args: Args) -> Rejection | 
 
 def _tell_settle(story: GarlicStory, actor: Viewer, args: Args) -> None:
     story.settle(args["decision"])
+
+
+def _check_late(state: GarlicState, actor: Viewer, args: Args) -> Rejection | None:
+    """The round keeper lists a slap that came after the last race's decision (it changes no turn)."""
+    last = state.result
+    if not last:
+        return Rejection("no_round")
+    listed = [p["who"] for p in (*last.get("order", []), *last.get("false_starts", []), *last.get("late", []))]
+    return None if late_press_fits(state.round, last.get("mode"), listed, args) else Rejection("no_round")
+
+
+def _tell_late(story: GarlicStory, actor: Viewer, args: Args) -> None:
+    story.tell(ROUND_LATE_PRESS, {"round": args["round"], "press": dict(args["press"])})
 
 
 # -- a wait that ran out, and a penalty's chosen coffin (S-S9) --------------------------------------
@@ -257,6 +271,7 @@ MOVES: dict[str, Move[GarlicState, GarlicStory]] = {
     "roll": Move(_tell_roll, phases=("roll",), off_phase="dice_in_play", by=("seat", "table", "host"),
                  whose=_roller),
     "settle": Move(_tell_settle, phases=("reaction",), off_phase="no_round", by=("system",), check=_check_settle),
+    "late_press": Move(_tell_late, by=("system",), check=_check_late),
     "timeout": Move(_tell_timeout, by=("system",), check=_check_timeout, when_over=True),
     "reopen": Move(_tell_reopen, phases=PAYING, by=("seat",), refused="no_penalty_due", whose=_owes,
                    check=_check_reopen),

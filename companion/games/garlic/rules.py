@@ -16,7 +16,7 @@ from typing import Any
 from companion.fairness.rng import RandomSource, shuffled
 from companion.games.base import Command, Deadline, Event, Rejection, SeatInfo
 from companion.games.garlic.state import RECENT, Cleared, Dice, GarlicState, Penalty, Player, Slot, build_deck
-from companion.games.reactions import ROUND_ARMED, ROUND_SETTLED, with_round
+from companion.games.reactions import ROUND_ARMED, ROUND_LATE_PRESS, ROUND_SETTLED, with_round
 
 TURN_PHASES = ("claim", "bat", "moon", "moon_look")
 """Phases where the first slapper must act before a timeout."""
@@ -187,7 +187,14 @@ def _evolve(state: GarlicState, event: Event) -> GarlicState:
         result = {k: data[k] for k in ("round", "mode", "outcome", "winner", "tied", "drawn_from")}
         result["order"] = data["decision"].get("order", [])
         result["false_starts"] = data["decision"].get("false_starts", [])
+        result["late"] = []
+        result["signal"] = data["decision"].get("signal", "table")
         return _next(state, result=result, board=board, turn={**state.turn, "settled": True})
+    if kind == ROUND_LATE_PRESS:
+        # A slap after the decision: listed with its time, and on the board. It changes no turn,
+        # so it counts no step (the turn's deadline stands).
+        result = {**(state.result or {}), "late": [*(state.result or {}).get("late", []), data["press"]]}
+        return replace(state, result=result, board=with_round(state.board, [data["press"]]))
     if kind == "slapper_called":
         return _next(state, phase=data["phase"], turn={"seat": data["seat"], "queue": list(data["queue"]),
                                                        "since_us": data["since_us"]})

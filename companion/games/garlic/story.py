@@ -155,6 +155,7 @@ class GarlicStory(Story[GarlicState]):
             "round": number, "at_us": self.at_us, "mode": "hands_off" if skull else "race",
             "window_us": int(window_s * 1_000_000), "grace_us": int(grace_ms * 1000),
             "penalty": "lockout_round" if options["false_start"] == "penalty" else "none", "lockout_us": 0,
+            "signal": "table",  # the dice on the TV: phones are timed by their tap's instant
         })
 
     def settle(self, decision: Mapping[str, Any]) -> None:

@@ -17,7 +17,7 @@ from companion.games.garlic.rules import deadline, face_up_swap_allowed, is_up
 from companion.games.garlic.state import BAT_KINDS, CLAIM_KINDS, GarlicState, Player
 from companion.games.lines import log_line
 from companion.games.picture import shared_picture
-from companion.games.reactions import ROUND_ARMED, ROUND_SETTLED
+from companion.games.reactions import ROUND_ARMED, ROUND_LATE_PRESS, ROUND_SETTLED
 
 
 def _slot_json(state: GarlicState, slot_card: int | None, up: bool) -> dict[str, Any]:
@@ -278,6 +278,7 @@ _WORDS = {
     "en": {
         "rolled": "{by} rolled for seat {roller}: {colour} {symbol}", "armed": "round {round} open ({mode})",
         "settled": "round {round}: {outcome}", "called": "seat {seat} slapped first ({phase})",
+        "late": "round {round}: a slap after the decision",
         "claim": "seat {seat} claims {kind} (seat {target})", "checked": "seat {seat}'s coffin checked: {verdict}",
         "right": "right", "wrong": "wrong", "turned_down": "seat {seat} turned a card coffin side up",
         "turned_up": "seat {seat}'s card turned face up ({cause})", "cleared": "seat {seat} cleared a coffin",
@@ -293,6 +294,7 @@ _WORDS = {
     "fr": {
         "rolled": "{by} a lancé pour la place {roller} : {colour} {symbol}", "armed": "manche {round} ouverte ({mode})",
         "settled": "manche {round} : {outcome}", "called": "la place {seat} a tapé en premier ({phase})",
+        "late": "manche {round} : une tape après la décision",
         "claim": "la place {seat} annonce {kind} (place {target})",
         "checked": "cercueil de la place {seat} vérifié : {verdict}", "right": "juste", "wrong": "faux",
         "turned_down": "la place {seat} a retourné une carte côté cercueil",
@@ -309,7 +311,8 @@ _WORDS = {
     },
 }
 _LINE = {
-    "dice_rolled": "rolled", ROUND_ARMED: "armed", ROUND_SETTLED: "settled", "slapper_called": "called",
+    "dice_rolled": "rolled", ROUND_ARMED: "armed", ROUND_SETTLED: "settled", ROUND_LATE_PRESS: "late",
+    "slapper_called": "called",
     "claim_made": "claim", "card_checked": "checked", "card_turned_down": "turned_down", "card_turned_up": "turned_up",
     "card_cleared": "cleared", "card_drawn": "drew", "cards_swapped": "swapped", "moon_looked": "looked",
     "action_passed": "passed", "penalty_due": "penalty_due", "penalty_paid": "penalty_paid",
