@@ -8,8 +8,9 @@ its own screen and that button then plays for its seat; screenshots of the table
 result), a phone's buzzer (armed, and after a result) and the host's Buttons card are saved in
 test-artifacts/quiz-*-{en,fr}.png.
 
-The referee decides a grace period after the first press (2 ms for wired buttons, the slowest
-phone's measured delay with phones) and a press later than that is not in the round's order. The
+The referee decides a grace period after the first press (2 ms for wired buttons; with phones, as
+long as a phone that has not pressed may still send a press that would come first) and a press
+later than that is not in the round's order. The
 three presses of a test cannot leave three browsers at the same instant (Playwright drives one page
 at a time), so the acceptance race is played with the quiz's longest grace (`grace_ms`, 1 s): every
 press made one after another then counts, whatever the machine's load, and the test can insist on an
@@ -428,6 +429,69 @@ def test_a_tie_is_no_first_place_and_a_press_after_the_decision_is_listed_and_to
     phone3.page.locator(".mine", has_text=f"Vous avez appuyé {behind_fr} ms après {winner}, qui gagne").wait_for()
     for screen, name in shoot_all:
         screen.page.screenshot(path=str(artifacts / f"quiz-tie-{name}-fr.png"), full_page=True, animations="disabled")
+    no_script_errors(scene)
+
+
+def phones_mapped(scene: Scene, seats: list[int], timeout_s: float = 10.0) -> None:
+    """The server maps these phones' clocks now (their echoes carry their pages' readings)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        timing = scene.view("host")["buttons"]["phone_timing"]
+        if all(timing.get(str(seat)) == "mapped" for seat in seats):
+            return
+        time.sleep(0.05)
+    pytest.fail(f"the phones' clocks are not mapped within {timeout_s} s: {timing}")
+
+
+def buzz(phone: Screen) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A real tap on the phone's buzzer: what its page sent, and what the service answered."""
+    with phone.page.expect_response("**/api/buzz") as answer:
+        phone.page.locator("#buzzer").tap()
+    return answer.value.request.post_data_json, answer.value.json()
+
+
+@pytest.mark.slow
+def test_a_buzz_carries_its_tap_and_frame_and_a_page_whose_clock_jumps_is_timed_by_arrival(own_scene: Scene) -> None:
+    """A phone's page stamps the tap (pointerdown) and the frame that lit its buzzer, on its own
+    clock; the service believes them once it has mapped that clock. Phone 2's clock is then made to
+    jump 7 s ahead (the page's clock is the test's): its next tap is timed by arrival, the TV says
+    so, and once pings have mapped the clock again its taps are believed again."""
+    scene = own_scene   # phone 2's page clock is the test's from now on
+    table, phone1, phone2, _phone3 = scene.table, *scene.phones
+    start_quiz(scene, grace_ms=LONGEST_GRACE_MS)
+    phones_mapped(scene, [1, 2])
+
+    scene.host.page.locator("#arm-race-host").click()
+    armed_everywhere(scene)
+    sent, answer = buzz(phone1)
+    assert sent["round"] == 1 and isinstance(sent["tap"], float | int), sent
+    assert isinstance(sent["shown"], float | int) and 0 < sent["shown"] <= sent["tap"], \
+        f"the frame that lit the buzzer, before the tap, on the page's clock: {sent}"
+    page_now = phone1.page.evaluate("() => performance.now()")
+    assert sent["tap"] <= page_now < sent["tap"] + 10_000
+    assert answer["method"] == "mapped" and answer["refused"] == "", answer
+
+    phone2.page.clock.install()
+    phones_mapped(scene, [2])
+    phone2.page.clock.fast_forward(7_000)  # the page's clock jumps seven seconds ahead
+    sent, answer = buzz(phone2)
+    assert answer["method"] == "arrival", f"a tap stamped on the jumped clock is believed: {answer}"
+    assert answer["refused"] in ("tap_after_arrival", "clock_unmapped"), answer
+    result = settled(scene, 1)
+    rows = {row["who"]: row for row in result["decision"]["order"]}
+    assert rows["seat:1"]["method"] == "reaction" and rows["seat:2"]["method"] == "arrival", rows
+    wait_for_result([table], 1)
+    cells = {row[1]: row for row in shown(table)["rows"]}
+    assert cells[PLAYERS[0]][5] == "phone (reaction)" and cells[PLAYERS[1]][5] == "phone (on arrival)", cells
+    assert cells[PLAYERS[1]][4] == f"±{ms_text(rows['seat:2']['uncertainty_us'])} ms", "its wider bound, said"
+    table.page.locator(".round-result caption", has_text="reactions on each phone").wait_for()
+
+    phones_mapped(scene, [2])
+    wait_out_late_answers(phone2, time.monotonic())
+    scene.host.page.locator("#arm-race-host").click()
+    armed_everywhere(scene)
+    sent, answer = buzz(phone2)
+    assert sent["round"] == 2 and answer["method"] == "mapped", (sent, answer)
     no_script_errors(scene)
 
 

@@ -4,6 +4,7 @@ a round that outlives a restart, and refusals that change nothing."""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from tests.support.web import BASE, Web
 
 EVIL = {"Origin": "http://evil.example"}
 OWN = {"Origin": "http://localhost"}
-HOST_ONLY = ("health", "pairs", "unmapped", "recent", "phone_precision", "problem")
+HOST_ONLY = ("health", "pairs", "unmapped", "recent", "phone_precision", "phone_timing", "problem")
 WINDOW_US = 5_000_000
 """The quiz's default window."""
 BUTTON_ROUTES = ("/api/buzz", "/api/ping", "/api/buttons/press", "/api/buttons/pair", "/api/buttons/cancel",
@@ -370,6 +371,7 @@ def test_only_the_host_sees_health_pairs_and_presses_and_a_seat_sees_only_its_ow
     assert all(key in host for key in HOST_ONLY)
     assert "you" not in host
     assert host["phone_precision"] == {"2": 15_000}, "each phone's precision, in whole ms"
+    assert host["phone_timing"] == {"2": "arrival"}, "its page sent no clock readings: timed on arrival"
 
     table = quiz.web.client().get("/api/view").get_json()
     assert not set(HOST_ONLY) & set(table["buttons"])
@@ -562,6 +564,78 @@ def test_phone_presses_further_apart_than_their_uncertainty_have_a_winner_and_cl
         else:
             assert decision["winner"] == "seat:2"
         quiz.clock.advance(2_000_000)
+
+
+PAGE_LOADED_US = -60_000_000
+"""When the phones' pages loaded, on the host timeline: their clocks read from there."""
+
+
+def map_clock(quiz: Quiz, phone: FlaskClient, seat: int, one_way_us: int = 3_000, pings: int = 6) -> None:
+    """Round trips whose echoes carry the page's clock reading (ms since it loaded), as a page's do."""
+    quiz.service.buttons.check_health()
+    for _ in range(pings):
+        ping_id = quiz.service.buttons.phones.ping(seat)
+        quiz.clock.advance(one_way_us)
+        reading = page_ms(quiz)
+        quiz.clock.advance(one_way_us)
+        assert phone.post("/api/ping", json={"id": ping_id, "t": reading}).status_code == 200
+        quiz.clock.advance(200_000)
+    quiz.service.buttons.check_health()  # as the hub's watcher does every second: the pages hear of it
+    assert quiz.host_buttons()["phone_timing"][str(seat)] == "mapped"
+
+
+def page_ms(quiz: Quiz, at_us: int | None = None) -> float:
+    return ((quiz.clock.now_us() if at_us is None else at_us) - PAGE_LOADED_US) / 1000
+
+
+def test_a_buzz_is_its_tap_on_the_pages_clock_mapped_whenever_its_request_arrives(quiz: Quiz) -> None:
+    """Ann's page says she tapped 180 ms after the frame that lit her buzzer; her request then
+    stalls 200 ms. Her press is her reaction, ±2 ms, whatever the stall."""
+    map_clock(quiz, quiz.ann, 1)
+    start = quiz.arm()
+    shown = start + 20_000
+    quiz.at(start + 200_000 + 200_000)
+    answer = quiz.ann.post("/api/buzz", json={"tap": page_ms(quiz, shown + 180_000), "round": 1,
+                                              "shown": page_ms(quiz, shown)}).get_json()
+    assert (answer["method"], answer["refused"]) == ("mapped", "")
+    quiz.at(start + WINDOW_US + 1)
+    quiz.later.run()
+    (row,) = last_result(quiz.service)["decision"]["order"]
+    assert row["method"] == "reaction" and row["uncertainty_us"] == 2_000
+    assert abs(row["after_arm_us"] - 180_000) <= row["uncertainty_us"], row
+
+
+@pytest.mark.parametrize(("claim", "refused"), [
+    (lambda now: {"tap": page_ms_at(now + 50_000)}, "tap_after_arrival"),
+    (lambda now: {"tap": page_ms_at(now - 5_000_000)}, "tap_too_old"),
+    (lambda now: {"tap": page_ms_at(now - 10_000), "round": 1, "shown": page_ms_at(now - 5_000)}, "shown_after_tap"),
+])
+def test_a_tap_time_physics_rules_out_is_refused_logged_and_the_buzz_timed_by_arrival(
+        quiz: Quiz, claim, refused: str, caplog: pytest.LogCaptureFixture) -> None:
+    map_clock(quiz, quiz.ann, 1)
+    quiz.arm()
+    quiz.clock.advance(300_000)
+    with caplog.at_level(logging.WARNING):
+        answer = quiz.ann.post("/api/buzz", json=claim(quiz.clock.now_us())).get_json()
+    assert (answer["ok"], answer["method"], answer["refused"]) == (True, "arrival", refused)
+    assert any(refused in message for message in caplog.messages), "the refusal is logged"
+    assert quiz.host_buttons()["phone_timing"]["1"] == "arrival", "its clock is distrusted until mapped again"
+    map_clock(quiz, quiz.ann, 1)
+
+
+def page_ms_at(at_us: int) -> float:
+    return (at_us - PAGE_LOADED_US) / 1000
+
+
+@pytest.mark.parametrize("body", [{"tap": "soon"}, {"tap": -1}, {"tap": 1e300}, {"tap": True},
+                                  {"tap": 5.0, "shown": 4.0}, {"tap": 5.0, "round": "one"},
+                                  {"tap": 5.0, "round": 1, "shown": "x"}])
+def test_a_malformed_buzz_is_refused_and_changes_nothing(quiz: Quiz, body: dict[str, Any]) -> None:
+    quiz.arm()
+    position = quiz.service.table.position
+    refused(quiz.ann.post("/api/buzz", json=body), 400, "bad_arguments")
+    assert quiz.host_buttons()["recent"] == [], "no press recorded"
+    assert quiz.service.table.position == position
 
 
 # -- the stream ------------------------------------------------------------------------------------

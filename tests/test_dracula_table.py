@@ -171,6 +171,48 @@ def test_a_vote_is_stamped_with_the_phones_measured_delay(service: Service, cloc
         "a phone never measured is stamped on arrival, and vague"
 
 
+def test_a_vote_sent_with_the_pages_clock_is_timed_by_that_clock_mapped_and_a_forged_one_by_arrival(
+        service: Service, clock: ManualClock) -> None:
+    """A page that echoes pings with its clock's reading says when its vote left, on that clock: the
+    server maps it (as it maps a buzz's tap), so a vote that waited 30 ms in the phone's radio is
+    dated when it was cast. A time physics rules out (after its arrival) is ignored for the arrival."""
+    app = create_app(service, BASE, {"TESTING": True, "STREAM_HEARTBEAT_S": 0.05})
+    web = Web(app, service)
+    assert service.table.handle(HOST, Command("set_seat_count", {"count": len(PLAYERS)})).ok
+    phones = {n: web.join(n, name) for n, name in enumerate(PLAYERS, start=1)}
+    host = web.host()
+    assert host.post("/api/commands", json={"name": "start_game", "args": {"game": GAME_ID}}).status_code == 200
+    table = service.table
+    to_day_two(table)
+    loaded_us = clock.now_us() - 90_000_000  # the pages loaded a minute and a half ago
+
+    def page_ms() -> float:
+        return (clock.now_us() - loaded_us) / 1000
+
+    for _ in range(6):
+        for number in (1, 2):  # 3 ms each way
+            ping_id = service.buttons.phones.ping(number)
+            clock.advance(3_000)
+            reading = page_ms()
+            clock.advance(3_000)
+            assert phones[number].post("/api/ping", json={"id": ping_id, "t": reading}).status_code == 200
+        clock.advance(500_000)
+    cast = page_ms()
+    clock.advance(30_000)  # the vote waits in the phone's radio
+    arrived = clock.now_us()
+    vote = {"name": "vote", "as": "me", "args": {"candidate": 3}}
+    assert phones[1].post("/api/commands", json={**vote, "sent": cast}).status_code == 200
+    assert phones[2].post("/api/commands", json={**vote, "args": {"candidate": 4}, "sent": page_ms() + 5_000}
+                          ).status_code == 200
+    ballots = {b.voter: b for b in table.run.state.ballots}  # type: ignore[union-attr]
+    mapped, forged = ballots[1], ballots[2]
+    # Its bound: half the 6 ms round trip, the clock's 1 ms resolution, and what a drift of up to
+    # 2000 ppm makes of the half second since the last ping.
+    assert abs(mapped.sent_us - (arrived - 30_000)) <= mapped.uncertainty_us <= 3_000 + 1_000 + 1_100, \
+        "dated when it was cast, within its page's clock's bound"
+    assert forged.sent_us == arrived - 3_000, "a time after its arrival is ignored: half the round trip off"
+
+
 # -- the phase clock across a restart --------------------------------------------------------------
 
 def test_the_phase_clock_resumes_with_the_time_it_had_left(config: Config, clock: ManualClock, seeds,

@@ -360,5 +360,7 @@ class ButtonHub:
                 pairs = dict(sorted(self.pairs.pairs.items()))
             return {**public, "health": [h.to_json() for h in healths], "pairs": pairs, "unmapped": unmapped,
                     "recent": recent, "problem": self.problem,
-                    "phone_precision": {str(seat): us for seat, us in self.phones.precisions().items()}}
+                    "phone_precision": {str(seat): us for seat, us in self.phones.precisions().items()},
+                    "phone_timing": {str(seat): "mapped" if mapped else "arrival"
+                                     for seat, mapped in self.phones.clocks_mapped().items()}}
         return public

@@ -224,6 +224,12 @@ class PhoneBuzzers(HandlerSlot):
                 return None
             return link.sync.map(stamp_us)
 
+    def clocks_mapped(self) -> dict[int, bool]:
+        """By seat, whether its page's taps are believed now (its clock mapped), or timed by arrival."""
+        with self._lock:
+            return {seat: link.sync.synced for seat, link in sorted(self._links.items(), key=str)
+                    if isinstance(seat, int)}
+
     def _wait(self, link: PhoneLink, now: int) -> int:
         rtts = [rtt for at, rtt in link.samples if now - at <= SAMPLE_MAX_AGE_US]
         if not rtts:
@@ -307,6 +313,10 @@ class PhoneBuzzers(HandlerSlot):
         worst = max(measured.values(), default=UNMEASURED_UNCERTAINTY_US)
         detail = f"{len(measured)} phones measured, the least precise ±{worst // 1000} ms" if measured else \
             "no phone measured yet"
+        # Which phones are timed by arrival is part of their health: the host's view changes with it.
+        unmapped = [str(seat) for seat, mapped in self.clocks_mapped().items() if not mapped]
+        if unmapped:
+            detail += f"; timed on arrival (clock not mapped): seat {', '.join(unmapped)}"
         return SourceHealth(self.name, self.kind, True, detail, worst)
 
     def _precision(self, link: PhoneLink, now: int) -> int | None:

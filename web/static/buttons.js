@@ -95,7 +95,8 @@
     const measured = Object.entries(b.phone_precision);
     if (!measured.length) return null;
     return el("p", { class: "hint" }, fill(ui.phones_precision_line, {
-      list: measured.map(([seat, us]) => `${C.byWho(`seat:${seat}`, view)} ±${us / 1000} ms`).join(", ") }));
+      list: measured.map(([seat, us]) => `${C.byWho(`seat:${seat}`, view)} ±${us / 1000} ms`
+        + ((b.phone_timing || {})[seat] === "arrival" ? ` ${ui.phone_by_arrival}` : "")).join(", ") }));
   }
 
   // The host's view of every button: is it working, whose is it, what was pressed.

@@ -78,7 +78,8 @@
     const after = late || [];
     const phones = [...order, ...after].some((p) => p.method);
     return el("table", { class: "order" },
-      el("caption", {}, ui.order, phones && ui[`signal_${signal}`] ? el("span", { class: "signal-note" }, ` · ${ui[`signal_${signal}`]}`) : null),
+      el("caption", {}, el("span", { class: "order-title" }, ui.order),
+        phones && ui[`signal_${signal}`] ? el("span", { class: "signal-note" }, ui[`signal_${signal}`]) : null),
       el("thead", {}, el("tr", {}, el("th", {}, "#"), el("th", {}, ui.col_player), el("th", {}, timeLabel || ui.col_time),
         el("th", {}, ui.col_gap), el("th", {}, ui.col_precision), el("th", {}, ui.col_source))),
       el("tbody", {}, order.map((p, i) => row(p, i + 1, (p.who === winner ? "first" : "") + (close.has(p.who) ? " tied" : "")))),

@@ -191,10 +191,10 @@ def _evolve(state: GarlicState, event: Event) -> GarlicState:
         result["signal"] = data["decision"].get("signal", "table")
         return _next(state, result=result, board=board, turn={**state.turn, "settled": True})
     if kind == ROUND_LATE_PRESS:
-        # A slap after the decision: listed with its time, and on the board. It changes no turn,
-        # so it counts no step (the turn's deadline stands).
+        # A slap after the decision: listed with its time, and on the board; it changes no turn (the
+        # turn's deadline is due when it was, named by the new step).
         result = {**(state.result or {}), "late": [*(state.result or {}).get("late", []), data["press"]]}
-        return replace(state, result=result, board=with_round(state.board, [data["press"]]))
+        return _next(state, result=result, board=with_round(state.board, [data["press"]]))
     if kind == "slapper_called":
         return _next(state, phase=data["phase"], turn={"seat": data["seat"], "queue": list(data["queue"]),
                                                        "since_us": data["since_us"]})

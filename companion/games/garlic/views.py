@@ -244,6 +244,15 @@ def _system_actions(state: GarlicState) -> list[Command]:
     due = deadline(state)
     if due is not None:
         commands.append(due.command)
+    last = state.result
+    if last and last.get("mode") == "race" and last.get("order") and state.phase != "reaction":
+        listed = {row["who"] for row in (*last["order"], *last.get("false_starts", []), *last.get("late", []))}
+        later = next((p.seat for p in state.players if f"seat:{p.seat}" not in listed), None)
+        if later is not None:  # a slap after the decision, listed late
+            first = last["order"][0]
+            commands.append(Command("late_press", {"round": state.round, "press": {
+                "who": f"seat:{later}", "t_us": first["t_us"] + 900_000, "uncertainty_us": 500, "source": "simulated",
+                "after_arm_us": first["after_arm_us"] + 900_000, "gap_us": 900_000, "late": True}}))
     if state.phase != "reaction" or "at_us" not in state.turn:
         return commands
     at = int(state.turn["at_us"])
