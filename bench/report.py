@@ -17,12 +17,17 @@ Prints the machine, then one table (what, median, p99, unit, note), figure by fi
  6. cold start of `companion serve` to the first served /table, and its RSS idle and with 13 phones
     + the table connected.
  7. complete random games per second on the pure rules (companion/sim/players/), and dice-tray rolls.
+ 8. phone buzzers on simulated Wi-Fi: six phones of the buzzer quiz, each behind a delay proxy on
+    its own link (good to bad, stalls, an asymmetric one), through the real service on loopback;
+    how often the winner shown is the true first, ties, confident wrong winners, and a naive
+    referee (first request in wins) beside it: bench/phone_fairness.py. The same experiment in
+    process (companion/sim/wifi.py, the real referee on a simulated clock) for comparison.
 
 A benchmark, not a test: it asserts nothing. Loopback only, every wait bounded, no internet.
 Progress goes to stderr, the report to stdout; `--json FILE` writes it as JSON too.
 
-Usage: .venv/bin/python -m bench.report [--quick] [--json FILE] [--seed N]
-The default run takes about 3.5 minutes on 2 cores (more on a busy machine), --quick about 1.
+Usage: .venv/bin/python -m bench.report [--quick] [--json FILE] [--seed N] [--only 1,8]
+The default run takes about 5 minutes on 2 cores (more on a busy machine), --quick about 1.5.
 """
 
 from __future__ import annotations
@@ -43,7 +48,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from bench import firmware_timing, live_latency, press_latency, replay
+from bench import firmware_timing, live_latency, phone_fairness, press_latency, replay
 from bench.buzzer_latency import ARM_SEEN_TIMEOUT_S
 from bench.live_latency import ROOT, bench_service, settle
 from companion.buzzers.clocksync import ClockSync, MonotonicMapper, TickUnwrapper, sync_interval_s
@@ -58,6 +63,7 @@ from companion.sim.players.vampir import GAME as VAMPIR
 from companion.sim.presses import percentile
 from companion.sim.service import ServiceProcess
 from companion.sim.streams import Reader
+from companion.sim.wifi import PROFILES, Verdicts, WifiTable, judge
 from companion.store import EventStore
 from companion.store.records import PendingEvent
 
@@ -80,12 +86,18 @@ class Plan:
     cold_starts: int
     game_s: float
     """Seconds of random games per rules engine."""
+    fairness_rounds: int
+    """Races of six phones through the service and their proxies, 2.5 s each."""
+    wifi_rounds: int
+    """The same races in process, on a simulated clock (about 200 a second)."""
 
 
 FULL = Plan(press_rounds=150, phone_warmup_s=18.0, live_commands=(1000, 500), firmware_presses=2000,
-            sync_duration_s=120.0, appends=1000, replay_commands=10_000, cold_starts=3, game_s=8.0)
+            sync_duration_s=120.0, appends=1000, replay_commands=10_000, cold_starts=3, game_s=8.0,
+            fairness_rounds=30, wifi_rounds=1000)
 QUICK = Plan(press_rounds=20, phone_warmup_s=4.0, live_commands=(200, 120), firmware_presses=500,
-             sync_duration_s=30.0, appends=300, replay_commands=4_000, cold_starts=1, game_s=2.0)
+             sync_duration_s=30.0, appends=300, replay_commands=4_000, cold_starts=1, game_s=2.0,
+             fairness_rounds=10, wifi_rounds=300)
 LIVE_INTERVAL_S = 0.020
 SYNC_DRIFTS_PPM = (-100.0, 100.0)
 SYNC_HARD_BOARDS = ((-5000.0, 0.0), (5000.0, 0.0), (3000.0, 100.0), (3000.0, -100.0))
@@ -511,6 +523,53 @@ def dice_tray_rolls(plan: Plan) -> Row:
                "draws) + evolve per roll")
 
 
+# -- 8. phone buzzers on simulated Wi-Fi -------------------------------------------------------
+
+
+def figure_phone_fairness(plan: Plan, seed: int) -> list[Row]:
+    progress(f"8. phone buzzers on simulated Wi-Fi: {plan.fairness_rounds} races through the service ...")
+    played = phone_fairness.run(plan.fairness_rounds, seed)
+    real = played.verdicts
+    ours, ahead = phone_fairness.right_when_ahead(real)
+    naive, _ = phone_fairness.right_when_ahead(real, naive=True)
+    notes = [f"{ahead} of {real.rounds} races (a tie counts as its fair draw); naive referee (first request in wins) "
+             f"{naive:.0%}", honesty(real), f"timed by {dict(sorted(real.methods.items()))}"]
+    refused = {kind: n for kind, n in played.buzzes.items() if kind != "mapped"}
+    if refused:
+        notes.append(f"buzzes not timed by their tap: {refused}")
+    notes.append(f"links {', '.join(link.name for link in PROFILES)}, 2 % stalls of 200 ms; a race every "
+                 f"{phone_fairness.ROUND_SPACING_S} s")
+    stalled = {number for (number, _), us in played.send_lag_us.items() if us > phone_fairness.STALLED_US}
+    if stalled:
+        notes.append(f"{len(stalled)} races with a request this process sent over "
+                     f"{phone_fairness.STALLED_US // 1000} ms late (a busy machine)")
+    notes.append(f"{played.elapsed_s:.0f} s")
+    ahead_what = f"winner right, first >= {phone_fairness.MARGIN_FROM_MS} ms ahead"
+    rows = [
+        Row("8", f"phone buzzers on simulated Wi-Fi (6 phones behind delay proxies, loopback): {ahead_what}",
+            100 * ours, None, "%", "; ".join(notes)),
+        Row("8", "  ties (the first presses too close to call), same races", 100 * real.ties / max(real.rounds, 1),
+            None, "%", f"{real.ties} of {real.rounds} races; the tied were truly "
+            f"{max(real.tie_gaps_us, default=0) / 1000:.1f} ms apart at most; the table draws the winner"),
+    ]
+    progress(f"8. the same races in process (companion/sim/wifi.py), {plan.wifi_rounds} rounds ...")
+    began = time.perf_counter()
+    model = judge(WifiTable(seed=seed, signal="phones").play(plan.wifi_rounds))
+    model_s = time.perf_counter() - began
+    ours, ahead = phone_fairness.right_when_ahead(model)
+    naive, _ = phone_fairness.right_when_ahead(model, naive=True)
+    rows.append(Row("8", f"  the same in process (companion/sim/wifi.py, simulated clock): {ahead_what}", 100 * ours,
+                    None, "%", f"{ahead} of {model.rounds} races; naive referee {naive:.0%}; {model.ties} ties "
+                    f"({model.ties / max(model.rounds, 1):.0%}); {honesty(model)}; deterministic (seed {seed}); "
+                    f"{model_s:.1f} s"))
+    return rows
+
+
+def honesty(verdicts: Verdicts) -> str:
+    return (f"{len(verdicts.confident_wrong)} confident wrong winners, {len(verdicts.out_of_bound)} presses outside "
+            f"their bound, {len(verdicts.unlisted)} unlisted, {verdicts.late} listed late")
+
+
 # -- the table ---------------------------------------------------------------------------------
 
 
@@ -562,6 +621,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="about 1.5 minutes: fewer rounds and commands")
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the report as JSON")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--only", metavar="FIGURES", help="these figures only, e.g. 1,8")
     args = parser.parse_args()
     plan = QUICK if args.quick else FULL
     began = time.perf_counter()
@@ -574,7 +634,11 @@ def main() -> None:
         ("5", lambda: figure_store(plan)),
         ("6", lambda: figure_start(plan)),
         ("7", lambda: figure_games(plan, args.seed)),
+        ("8", lambda: figure_phone_fairness(plan, args.seed)),
     ]
+    if args.only:
+        wanted = {figure.strip() for figure in args.only.split(",")}
+        figures = [(figure, run) for figure, run in figures if figure in wanted]
     rows: list[Row] = []
     for figure, run in figures:
         try:
@@ -589,8 +653,9 @@ def main() -> None:
           f"{about['os']}; Python {about['python']}; Raspberry Pi: {'yes' if about['raspberry_pi'] else 'no'} "
           f"({about['board']}); load average {about['load_average_1min']} at the start, "
           f"{about['load_average_1min_end']} at the end")
-    print(f"Run: {'--quick' if args.quick else 'full'}, {elapsed:.0f} s; loopback only; other processes on the machine "
-          "disturb the wall-clock figures (1, 2, 5, 6, 7); 3 is deterministic, 4 simulated")
+    only = f" (figures {args.only} only)" if args.only else ""
+    print(f"Run: {'--quick' if args.quick else 'full'}{only}, {elapsed:.0f} s; loopback only; other processes on the "
+          "machine disturb the wall-clock figures (1, 2, 5, 6, 7, 8); 3 is deterministic, 4 simulated")
     print()
     print(table(rows))
     if args.json:

@@ -12,6 +12,7 @@ import json
 import queue
 import threading
 import time
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from companion.sim.service import ServiceProcess
@@ -121,15 +122,26 @@ class Connection:
 
 
 class PingAnswerer:
-    """One thread per phone echoing its pings at once (POST /api/ping), as the phone's page would."""
+    """Threads per phone echoing its pings at once (POST /api/ping), as the phone's page would.
 
-    def __init__(self, port: int, cookies: dict[int, str]) -> None:
+    `ports` gives a phone its own way to the service (a delay proxy standing in for its Wi-Fi) in
+    place of `port`; `stamps` its page's clock, read as the echo leaves (in ms), which the echo
+    carries as the page's does: without it, the phone is one whose clock the server cannot map.
+    `lines` is how many echoes a phone may have in flight at once, each on a connection of its own:
+    a browser opens another while one is in flight, and on a link slower than the pings come (a
+    burst is 50 ms apart) echoes sent one by one would queue up behind each other.
+    """
+
+    def __init__(self, port: int, cookies: dict[int, str], *, ports: Mapping[int, int] | None = None,
+                 stamps: Mapping[int, Callable[[], float]] | None = None, lines: int = 1) -> None:
         self.queues: dict[int, queue.Queue[int]] = {seat: queue.Queue() for seat in cookies}
         self.rtts_us: dict[int, list[int]] = {seat: [] for seat in cookies}
         self.refused: list[str] = []
+        self.stamps = dict(stamps or {})
         self._stop = threading.Event()
-        self._threads = [threading.Thread(target=self._run, args=(port, seat, cookies[seat]), daemon=True,
-                                          name=f"pings-{seat}") for seat in cookies]
+        self._threads = [threading.Thread(target=self._run, args=((ports or {}).get(seat, port), seat, cookies[seat]),
+                                          daemon=True, name=f"pings-{seat}-{line}")
+                         for seat in cookies for line in range(lines)]
 
     def start(self) -> None:
         for thread in self._threads:
@@ -149,8 +161,10 @@ class PingAnswerer:
 
     def echo(self, connection: Connection, seat: int, ping_id: int) -> None:
         """Answer one ping; keep its round trip, or why it was refused."""
+        stamp = self.stamps.get(seat)
+        body: dict[str, Any] = {"id": ping_id} if stamp is None else {"id": ping_id, "t": stamp()}
         try:
-            status, answer, _ = connection.post("/api/ping", {"id": ping_id})
+            status, answer, _ = connection.post("/api/ping", body)
         except OSError as err:
             self.refused.append(f"seat {seat}: {err!r}")
             connection.close()

@@ -79,6 +79,12 @@ FRAME_US = 16_667
 TAP_LATENCY_MAX_US = 2 * MS
 RENDER_US = 1 * MS
 """From a view's arrival to the frame that may draw it: the page builds the DOM first."""
+PRESS_RATE = 0.9
+"""How often a player presses in a round."""
+REACTION_MEAN_US = 260 * MS
+REACTION_SD_US = 40 * MS
+REACTION_MIN_US = 120 * MS
+"""No one reacts to a signal faster: a press sooner is a guess."""
 WINDOW_US = 5_000_000
 ROUND_SPACING_US = 7_000_000
 """From one round's signal to the next: the window, late presses, and the pings in between."""
@@ -103,6 +109,17 @@ class PageClock:
     def next_frame_us(self, host_us: int) -> int:
         """The first frame at or after `host_us` (60 Hz at this page's phase)."""
         return host_us + (self.phase_us - host_us) % FRAME_US
+
+    @classmethod
+    def loaded(cls, rng: random.Random, now_us: int) -> PageClock:
+        """A page that loaded 1 to 600 s before `now_us`, its clock up to 60 ppm off, drawing its
+        frames at a phase of its own."""
+        return cls(now_us - rng.randint(1, 600) * 1_000_000, rng.uniform(-60, 60), rng.randrange(FRAME_US))
+
+
+def reaction_us(rng: random.Random, mean_us: int = REACTION_MEAN_US, sd_us: int = REACTION_SD_US) -> int:
+    """A player's reaction, from the frame that showed them the signal to the touch."""
+    return max(REACTION_MIN_US, round(rng.gauss(mean_us, sd_us)))
 
 
 @dataclass(slots=True)
@@ -176,8 +193,8 @@ class RoundRecord:
 class WifiTable:
     """Six phones and a TV on their links, the real phone clock mapping and round keeper."""
 
-    def __init__(self, seed: int, signal: Signal, links: Sequence[Link] = PROFILES, press_rate: float = 0.9,
-                 reaction_mean_us: int = 260 * MS, reaction_sd_us: int = 40 * MS) -> None:
+    def __init__(self, seed: int, signal: Signal, links: Sequence[Link] = PROFILES, press_rate: float = PRESS_RATE,
+                 reaction_mean_us: int = REACTION_MEAN_US, reaction_sd_us: int = REACTION_SD_US) -> None:
         self.rng = random.Random(seed)
         self.signal = signal
         self.press_rate = press_rate
@@ -197,8 +214,7 @@ class WifiTable:
             self._ping_loop(page)
 
     def _page_clock(self) -> PageClock:
-        return PageClock(self.clock.now_us() - self.rng.randint(1, 600) * 1_000_000, self.rng.uniform(-60, 60),
-                         self.rng.randrange(FRAME_US))
+        return PageClock.loaded(self.rng, self.clock.now_us())
 
     # -- the simulated time ----------------------------------------------------------------------
 
@@ -282,7 +298,7 @@ class WifiTable:
         for page in self.pages.values():
             if not isinstance(page.screen, int) or self.rng.random() >= self.press_rate:
                 continue
-            reaction = max(120 * MS, round(self.rng.gauss(mean, sd)))
+            reaction = reaction_us(self.rng, mean, sd)
             seen = frames[page.screen] if self.signal == "phones" else frames["display:1"]
             touched = seen + reaction
             arrived = self._buzz(page, number, touched, frames[page.screen])
