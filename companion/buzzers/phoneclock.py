@@ -158,7 +158,10 @@ def timed_for_signal(tap: PhoneTap, mapped_t_us: int, mapped_bound_us: int, sign
         return Timed(mapped_t_us, mapped_bound_us, tap.method)
     if tap.round == number and tap.reaction_us is not None and tap.shown is not None:
         if tap.shown.t_us + tap.shown.bound_us >= sent_us:
-            return Timed(armed_at_us + tap.reaction_us - TAP_LATENCY_US // 2, REACTION_UNCERTAINTY_US, "reaction")
+            # The phone's clock may run up to MAX_DRIFT_PPM off: a reaction is that much vaguer too.
+            drift_us = math.ceil(abs(tap.reaction_us) * MAX_DRIFT_PPM / 1e6)
+            return Timed(armed_at_us + tap.reaction_us - TAP_LATENCY_US // 2, REACTION_UNCERTAINTY_US + drift_us,
+                         "reaction")
         # Shown before the server sent the signal: no frame of this round. Its arrival time.
         return Timed(tap.arrival_t_us, tap.arrival_uncertainty_us, "arrival")
     if mapped_t_us + mapped_bound_us < armed_at_us:

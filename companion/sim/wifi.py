@@ -233,6 +233,10 @@ class WifiTable:
 
     # -- the pages ---------------------------------------------------------------------------------
 
+    def host_timing(self) -> dict[int, str]:
+        """By seat, how the service times that phone now (as the host's console shows it)."""
+        return {seat: "mapped" if mapped else "arrival" for seat, mapped in self.phones.clocks_mapped().items()}
+
     def waiting(self) -> dict[int, int]:
         return {seat: self.phones.wait_us(seat) for seat in self.pages if isinstance(seat, int)
                 and self.phones.listening(seat)}
