@@ -379,15 +379,18 @@ WIDER_JS = """() => {
   const name = (e) => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "")
     + (typeof e.className === "string" && e.className ? "." + e.className.trim().split(/\\s+/).join(".") : "");
   const out = [];
+  let first = null;
   for (const e of document.querySelectorAll("body *")) {
     const r = e.getBoundingClientRect();
+    if (!first && r.right > width + 0.5) first = e;
     if (!r.width || !r.height) continue;
     if (r.right <= 0) continue;
-    const text = (e.innerText || e.textContent || "").trim().slice(0, 40);
-    const box = `[${Math.round(r.left)}..${Math.round(r.right)}]`;
-    if (r.right > width + 0.5 || r.left < -0.5) out.push(`${name(e)} ${box} "${text}"`);
+    if (r.right > width + 0.5 || r.left < -0.5) {
+      // The text only of what sticks out: reading every element's text lays out its words again.
+      const text = (e.innerText || e.textContent || "").trim().slice(0, 40);
+      out.push(`${name(e)} [${Math.round(r.left)}..${Math.round(r.right)}] "${text}"`);
+    }
   }
-  const first = [...document.querySelectorAll("body *")].find((e) => e.getBoundingClientRect().right > width + 0.5);
   const chain = [];
   for (let e = first; e && e !== document.body; e = e.parentElement)
     chain.push(`${name(e)}(${getComputedStyle(e).display} ${Math.round(e.getBoundingClientRect().width)})`);

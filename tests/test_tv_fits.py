@@ -175,11 +175,28 @@ def tv(chromium: Browser) -> Iterator[Page]:
     assert not errors, f"script errors on the table display: {errors}"
 
 
-def settle(page: Page) -> None:
-    page.locator("#link:not(.down)").wait_for()
-    page.evaluate("() => document.fonts.ready.then(() => true)")
-    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))")
-
+SETTLED_CHECK_JS = """async ([smallest, ready]) => {
+  // Playwright's visible: displayed, not hidden, a box with an area.
+  const shown = (e) => {
+    const r = e.getBoundingClientRect();
+    return e.checkVisibility() && getComputedStyle(e).visibility === "visible" && r.width > 0 && r.height > 0;
+  };
+  for (const [selector, strict] of ready) {
+    const found = document.querySelectorAll(selector);
+    if (!found.length || (strict && found.length > 1) || !shown(found[0])) return null;
+  }
+  await document.fonts.ready;
+  await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(true))));
+  return [(__CHECK__)(smallest), (__LAST__)()];
+}""".replace("__CHECK__", CHECK_JS).replace("__LAST__", LAST_ACTION_JS)
+"""The screen once settled (the fonts loaded, two frames drawn: the page lays itself out again in
+the frame after a resize), then its problems and where its last action is, in one call; null if
+an element the screen waits for (`ready`: selector and whether it is the only match) is not shown
+yet: the test then waits for them as Playwright does, and asks again."""
+LINK_UP = ("#link:not(.down)", True)
+"""The link says connected: the page shows the service's latest state."""
+GAME_DRAWN = ("#game > *", False)
+"""The game's screen is drawn (its first element)."""
 
 def longest_undo_notice(game_id: str, lang: str) -> str:
     ui = json.loads((TRANSLATIONS / f"{lang}.json").read_text())["ui"]
@@ -187,18 +204,23 @@ def longest_undo_notice(game_id: str, lang: str) -> str:
     return ui["undone_host"].replace("{move}", move).replace("{actor}", "Player 13")
 
 
-def check(page: Page, size: dict[str, int]) -> list[str]:
+def check(page: Page, size: dict[str, int], ready: tuple[tuple[str, bool], ...] = (LINK_UP,)) -> list[str]:
+    """The screen's problems at this size once it shows everything `ready` names, and is settled."""
     page.set_viewport_size(size)
-    settle(page)
-    problems: list[str] = page.evaluate(CHECK_JS, smallest_px(size["height"]))
-    last = page.evaluate(LAST_ACTION_JS)
+    smallest = smallest_px(size["height"])
+    found = page.evaluate(SETTLED_CHECK_JS, [smallest, ready])
+    if found is None:
+        for selector, strict in ready:
+            (page.locator(selector) if strict else page.locator(selector).first).wait_for()
+        found = page.evaluate(SETTLED_CHECK_JS, [smallest, ()])
+    problems, last = found
     return [*problems, *([last] if last else [])]
 
 
 def check_and_show(page: Page, size: dict[str, int], artifacts: Path, where: tuple[str, int, str],
-                   case: str = "") -> list[str]:
+                   case: str = "", ready: tuple[tuple[str, bool], ...] = (LINK_UP,)) -> list[str]:
     """The problems named with where they were seen, and the picture beside them for whoever fixes it."""
-    problems = check(page, size)
+    problems = check(page, size, ready)
     game_id, players, lang = where
     if problems:
         suffix = f"-{case.replace(' ', '-')}" if case else ""
@@ -216,9 +238,9 @@ def check_as_it_is(tv: Page, base: str, artifacts: Path, where: tuple[str, int],
     for lang in LANGUAGES:
         tv.set_viewport_size(SIZES[0])
         tv.goto(f"{base}/table?lang={lang}")
-        tv.locator("#game > *").first.wait_for()
-        for size in SIZES:
-            failures += check_and_show(tv, size, artifacts, (game_id, players, lang), case)
+        for size in SIZES:   # the first check waits for the game drawn too
+            ready = (GAME_DRAWN, LINK_UP) if size is SIZES[0] else (LINK_UP,)
+            failures += check_and_show(tv, size, artifacts, (game_id, players, lang), case, ready)
         tv.evaluate("(text) => { const n = document.getElementById('undone'); n.textContent = text;"
                     " n.hidden = false; }", longest_undo_notice(game_id, lang))
         for size in SIZES:
