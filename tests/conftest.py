@@ -199,7 +199,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 LONGEST_FIRST = ("test_browser_chasse_story.py", "test_browser_dracula_story.py", "test_faults.py", "test_tv_fits.py",
-                 "test_browser_phone.py", "test_crash.py", "test_soak.py", "test_vampir_properties.py",
+                 "test_browser_phone.py", "test_crash.py", "test_phone_fairness.py", "test_soak.py",
+                 "test_vampir_properties.py",
                  "test_statistics.py", "test_browser_garlic.py", "test_browser.py", "test_hardware_models.py",
                  "test_browser_vampir.py", "test_dracula_properties.py", "test_a11y.py", "test_browser_nuit.py",
                  "test_firmware_groups.py")
@@ -208,9 +209,9 @@ LONGEST_FIRST = ("test_browser_chasse_story.py", "test_browser_dracula_story.py"
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The modules of the longest tests run first, each module's tests together (a module's shared
-    fixtures are made once): two workers share the rest as each finishes (--dist worksteal), so the
-    suite never ends on one long test while the other worker has nothing left; and the tests that
+    fixtures are made once): the workers share the rest as each finishes (--dist worksteal), so the
+    suite never ends on one long test while the others have nothing left; and the tests that
     mostly wait (a phone offline for a minute, a sand glass running out) run one after the other on
-    one worker, while the other computes, instead of both waiting at once."""
+    one worker, while the others compute, instead of all waiting at once."""
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(LONGEST_FIRST)))

@@ -476,7 +476,9 @@ def test_a_buzz_carries_its_tap_and_frame_and_a_page_whose_clock_jumps_is_timed_
     phone2.page.clock.fast_forward(7_000)  # the page's clock jumps seven seconds ahead
     sent, answer = buzz(phone2)
     assert answer["method"] == "arrival", f"a tap stamped on the jumped clock is believed: {answer}"
-    assert answer["refused"] in ("tap_after_arrival", "clock_unmapped"), answer
+    # Installing the test's clock moved the page's clock too, by an amount the test does not
+    # choose: the tap is then after its arrival, long before it, or from a clock not mapped yet.
+    assert answer["refused"] in ("tap_after_arrival", "tap_too_old", "clock_unmapped"), answer
     result = settled(scene, 1)
     rows = {row["who"]: row for row in result["decision"]["order"]}
     assert rows["seat:1"]["method"] == "reaction" and rows["seat:2"]["method"] == "arrival", rows
