@@ -536,6 +536,16 @@ def test_a_phone_that_may_still_buzz_first_holds_the_decision_no_longer_than_its
     quiz.later.run()
     assert last_result(quiz.service)["winner"] == "seat:2"
 
+    # Ann's page closes: it answers no ping any more, and six seconds on no decision waits for it.
+    quiz.clock.advance(6_000_001)
+    quiz.measure(quiz.bob, 2, [20_000])
+    start = quiz.arm()
+    quiz.at(start + 310_000)
+    quiz.buzz(quiz.bob)
+    quiz.at(start + 300_000 + 2_000 + 10_000)
+    quiz.later.run()
+    assert last_result(quiz.service)["round"] == 2, "decided the quiz's grace after Bob's press and its bound"
+
 
 def test_phone_presses_further_apart_than_their_uncertainty_have_a_winner_and_closer_ones_tie(
         quiz: Quiz) -> None:

@@ -59,6 +59,9 @@ RTT_MARGIN_US = 3_000
 SAMPLE_MAX_AGE_US = 60_000_000
 PING_TIMEOUT_US = 10_000_000
 """An echo later than this is not a round trip but a phone that went to sleep."""
+LISTENING_US = 6_000_000
+"""A phone that answered no ping for this long (three pairs' intervals) has closed its page or lost
+its link: no decision waits for it."""
 UNMEASURED_UNCERTAINTY_US = 150_000
 """A buzz from a phone with no round trip measured yet: stamped on arrival, this vague."""
 REPEAT_MASK_US = 50_000
@@ -244,10 +247,13 @@ class PhoneBuzzers(HandlerSlot):
             return UNMEASURED_WAIT_US if link is None else self._wait(link, self._clock.now_us())
 
     def listening(self, seat: int) -> bool:
-        """Whether the seat's phone may still buzz: its stream is open and it answers pings."""
+        """Whether the seat's phone may still buzz: it answered a ping lately (its page is open, its
+        stream up) and is not leaving them unanswered."""
+        now = self._clock.now_us()
         with self._lock:
             link = self._links.get(seat)
-            return link is not None and bool(link.samples) and link.since_echo < UNANSWERED_MAX
+            return (link is not None and bool(link.samples) and link.since_echo < UNANSWERED_MAX
+                    and now - link.samples[-1][0] <= LISTENING_US)
 
     def press(self, seat: int, arrived_us: int, claim: Claim | None = None) -> Press | None:
         """A buzz that reached the server at `arrived_us`, with what the page says of its tap;
