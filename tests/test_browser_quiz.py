@@ -205,6 +205,24 @@ def no_script_errors(scene: Scene) -> None:
     assert not errors, f"script errors on the pages: {errors}"
 
 
+def phones_mapped(scene: Scene, seats: list[int], timeout_s: float = 10.0) -> None:
+    """The server maps these phones' clocks now (their echoes carry their pages' readings)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        timing = scene.view("host")["buttons"]["phone_timing"]
+        if all(timing.get(str(seat)) == "mapped" for seat in seats):
+            return
+        time.sleep(0.05)
+    pytest.fail(f"the phones' clocks are not mapped within {timeout_s} s: {timing}")
+
+
+def buzz(phone: Screen) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A real tap on the phone's buzzer: what its page sent, and what the service answered."""
+    with phone.page.expect_response("**/api/buzz") as answer:
+        phone.page.locator("#buzzer").tap()
+    return answer.value.request.post_data_json, answer.value.json()
+
+
 # ------------------------------------------------------------------------------------------------ tests
 
 def test_two_phones_and_a_simulated_button_race_and_every_screen_shows_the_same_order_within_a_second(
@@ -213,6 +231,7 @@ def test_two_phones_and_a_simulated_button_race_and_every_screen_shows_the_same_
     phone1, phone2, phone3 = scene.phones
     assert [phone.seat for phone in scene.phones] == [1, 2, 3]
     game_id = start_quiz(scene, grace_ms=LONGEST_GRACE_MS)
+    phones_mapped(scene, [2, 3])  # pings map the pages' clocks within a second of the quiz's start
     for screen in scene.screens:
         screen.page.evaluate(RESULT_CLOCK_JS)
     table.page.evaluate(SOUND_SPY_JS)
@@ -430,24 +449,6 @@ def test_a_tie_is_no_first_place_and_a_press_after_the_decision_is_listed_and_to
     for screen, name in shoot_all:
         screen.page.screenshot(path=str(artifacts / f"quiz-tie-{name}-fr.png"), full_page=True, animations="disabled")
     no_script_errors(scene)
-
-
-def phones_mapped(scene: Scene, seats: list[int], timeout_s: float = 10.0) -> None:
-    """The server maps these phones' clocks now (their echoes carry their pages' readings)."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        timing = scene.view("host")["buttons"]["phone_timing"]
-        if all(timing.get(str(seat)) == "mapped" for seat in seats):
-            return
-        time.sleep(0.05)
-    pytest.fail(f"the phones' clocks are not mapped within {timeout_s} s: {timing}")
-
-
-def buzz(phone: Screen) -> tuple[dict[str, Any], dict[str, Any]]:
-    """A real tap on the phone's buzzer: what its page sent, and what the service answered."""
-    with phone.page.expect_response("**/api/buzz") as answer:
-        phone.page.locator("#buzzer").tap()
-    return answer.value.request.post_data_json, answer.value.json()
 
 
 @pytest.mark.slow
