@@ -198,6 +198,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+BROWSER_FIXTURE = "chromium"
+"""Every browser test's scene or page comes from the session's Chromium."""
+BROWSER_LANES = 2
 LONGEST_FIRST = ("test_browser_chasse_story.py", "test_browser_dracula_story.py", "test_faults.py", "test_tv_fits.py",
                  "test_browser_phone.py", "test_crash.py", "test_phone_fairness.py", "test_soak.py",
                  "test_vampir_properties.py",
@@ -215,3 +218,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     one worker, while the others compute, instead of all waiting at once."""
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(LONGEST_FIRST)))
+    # Two browser lanes: a browser module's tests run on one of two workers (--dist loadgroup), so no
+    # more than two tables of Chromium pages draw at once, whatever the number of workers; the other
+    # workers compute. Modules alternate between the lanes, longest first.
+    lanes: dict[str, str] = {}
+    for item in items:
+        if BROWSER_FIXTURE in getattr(item, "fixturenames", ()):
+            lane = lanes.setdefault(item.path.name, f"browser-{len(lanes) % BROWSER_LANES}")
+            item.add_marker(pytest.mark.xdist_group(name=lane))
