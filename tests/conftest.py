@@ -198,9 +198,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
-BROWSER_FIXTURE = "chromium"
-"""Every browser test's scene or page comes from the session's Chromium."""
-BROWSER_LANES = 2
 LONGEST_FIRST = ("test_browser_chasse_story.py", "test_browser_dracula_story.py", "test_faults.py", "test_tv_fits.py",
                  "test_browser_phone.py", "test_crash.py", "test_phone_fairness.py", "test_soak.py",
                  "test_vampir_properties.py",
@@ -212,17 +209,10 @@ LONGEST_FIRST = ("test_browser_chasse_story.py", "test_browser_dracula_story.py"
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The modules of the longest tests run first, each module's tests together (a module's shared
-    fixtures are made once): the workers share the rest as each finishes (--dist worksteal), so the
-    suite never ends on one long test while the others have nothing left; and the tests that
+    fixtures are made once): two workers share the rest as each finishes (--dist worksteal), so the
+    suite never ends on one long test while the other worker has nothing left; and the tests that
     mostly wait (a phone offline for a minute, a sand glass running out) run one after the other on
-    one worker, while the others compute, instead of all waiting at once."""
+    one worker, while the other computes, instead of both waiting at once."""
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(LONGEST_FIRST)))
-    # Two browser lanes: a browser module's tests run on one of two workers (--dist loadgroup), so no
-    # more than two tables of Chromium pages draw at once, whatever the number of workers; the other
-    # workers compute. Modules alternate between the lanes, longest first.
-    lanes: dict[str, str] = {}
-    for item in items:
-        if BROWSER_FIXTURE in getattr(item, "fixturenames", ()):
-            lane = lanes.setdefault(item.path.name, f"browser-{len(lanes) % BROWSER_LANES}")
-            item.add_marker(pytest.mark.xdist_group(name=lane))
+
