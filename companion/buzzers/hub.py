@@ -271,15 +271,9 @@ class ButtonHub:
         arrival, vaguer)."""
         if actor.kind != "seat" or actor.seat is None or not self.phones_timed():
             return command
-        sent_us = phone_us(sent)
-        mapped = None if sent_us is None else self.phones.map(actor.seat, sent_us)
+        mapped = self.phones.sent_at(actor.seat, sent, command.at_us)
         if mapped is not None:
-            worst = self.phones.wait_us(actor.seat)
-            earliest, latest = mapped.t_us - mapped.bound_us, mapped.t_us + mapped.bound_us
-            if command.at_us - worst <= latest and earliest <= command.at_us:
-                return replace(command, delay_us=max(0, command.at_us - mapped.t_us), uncertainty_us=mapped.bound_us)
-            log.warning("seat %s: its command %s says it was sent %s us before it arrived: timed by arrival",
-                        actor.seat, command.name, command.at_us - mapped.t_us)
+            return replace(command, delay_us=max(0, command.at_us - mapped.t_us), uncertainty_us=mapped.bound_us)
         estimate = self.phones.estimate(actor.seat)
         if estimate is None:
             return replace(command, uncertainty_us=UNMEASURED_UNCERTAINTY_US)

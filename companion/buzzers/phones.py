@@ -124,11 +124,6 @@ class PhoneLink:
         """Pings sent since the phone last answered one."""
 
 
-def _refusal_log(seat: int, reason: str, detail: str) -> None:
-    log.warning("phone of seat %s: its tap time is refused (%s: %s); timed by arrival, its clock mapped anew",
-                seat, reason, detail)
-
-
 class PhoneBuzzers(HandlerSlot):
     """The press source for every phone; the button of seat n is "phone:n" and always belongs to it.
 
@@ -279,29 +274,50 @@ class PhoneBuzzers(HandlerSlot):
             handler(press)
         return press
 
+    def _sent_at(self, link: PhoneLink, seat: int, stamp_us: int, arrived_us: int) -> tuple[Mapped | None, str]:
+        """A moment the page stamped (a tap, a command sent), mapped, judged against physics: not
+        after the request's arrival, nor before it by more than the phone's slowest round trip and
+        a stall. A moment ruled out is logged and the page's clock mapped anew (under the lock):
+        (None, why) then, as with a clock not mapped yet."""
+        if not link.sync.synced:
+            return None, "clock_unmapped"
+        mapped = link.sync.map(stamp_us)
+        assert mapped is not None
+        if mapped.t_us - mapped.bound_us > arrived_us:
+            return self._distrust(link, seat, "tap_after_arrival", f"{mapped.t_us - arrived_us} us after")
+        if mapped.t_us + mapped.bound_us < arrived_us - self._wait(link, arrived_us):
+            return self._distrust(link, seat, "tap_too_old", f"{arrived_us - mapped.t_us} us before its arrival")
+        return mapped, ""
+
+    @staticmethod
+    def _distrust(link: PhoneLink, seat: int, reason: str, detail: str) -> tuple[None, str]:
+        log.warning("phone of seat %s: its time is refused (%s: %s); timed by arrival, its clock mapped anew",
+                    seat, reason, detail)
+        link.sync = phone_sync()
+        return None, reason
+
+    def sent_at(self, seat: int, stamp: object, arrived_us: int) -> Mapped | None:
+        """When the seat's page says it sent a request that arrived at `arrived_us` (`stamp`, its
+        clock's ms), on the host timeline; None when the arrival must do instead."""
+        stamp_us = phone_us(stamp)
+        with self._lock:
+            link = self._links.get(seat)
+            if stamp_us is None or link is None:
+                return None
+            return self._sent_at(link, seat, stamp_us, arrived_us)[0]
+
     def _check(self, link: PhoneLink, tap: PhoneTap, claim: Claim) -> tuple[PhoneTap, Mapped | None]:
         """The claim judged against physics: the tap mapped (and the tap as timed), or the arrival
         method's tap with the reason the claim was not used (under the lock)."""
-        if not link.sync.synced:
-            return replace(tap, refused="clock_unmapped"), None
-        arrived = tap.arrived_us
-        mapped = link.sync.map(claim.tap_us)
-        assert mapped is not None
-        reason, detail = "", ""
-        if mapped.t_us - mapped.bound_us > arrived:
-            reason, detail = "tap_after_arrival", f"{mapped.t_us - arrived} us after"
-        elif mapped.t_us + mapped.bound_us < arrived - self._wait(link, arrived):
-            reason, detail = "tap_too_old", f"{arrived - mapped.t_us} us before its arrival"
-        shown = None
-        if not reason and claim.shown_us is not None:
-            if claim.shown_us > claim.tap_us:
-                reason, detail = "shown_after_tap", f"{claim.shown_us - claim.tap_us} us after"
-            else:
-                shown = link.sync.map(claim.shown_us)
-        if reason:
-            _refusal_log(tap.seat, reason, detail)
-            link.sync = phone_sync()
+        mapped, reason = self._sent_at(link, tap.seat, claim.tap_us, tap.arrived_us)
+        if mapped is None:
             return replace(tap, refused=reason), None
+        shown = None
+        if claim.shown_us is not None:
+            if claim.shown_us > claim.tap_us:
+                self._distrust(link, tap.seat, "shown_after_tap", f"{claim.shown_us - claim.tap_us} us after")
+                return replace(tap, refused="shown_after_tap"), None
+            shown = link.sync.map(claim.shown_us)
         reaction = None if claim.shown_us is None else claim.tap_us - claim.shown_us
         # The touch came up to the handler's latency before its stamp: centred, with that in the bound.
         touched = Mapped(mapped.t_us - TAP_LATENCY_US // 2, mapped.bound_us + TAP_LATENCY_US // 2)
