@@ -155,11 +155,6 @@ class RoundKeeper:
         current = self.open
         return None if current is None else current.number
 
-    @property
-    def state(self) -> RoundState | None:
-        current = self.open
-        return None if current is None else current.state
-
     def resume(self) -> None:
         """After a restart, pick up a round that was armed and never settled: its presses before
         the stop are gone, so it ends as the referee finds it (usually "no reaction")."""
