@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -207,12 +208,33 @@ LONGEST_FIRST = ("test_browser_chasse_story.py", "test_browser_dracula_story.py"
 """The modules with a test of 15 s or more (on a busy 2-core machine), longest first."""
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+BACKGROUND = ("test_vampir_properties.py", "test_garlic_properties.py", "test_statistics.py",
+              "test_dracula_properties.py", "test_nuit_properties.py", "test_undo_properties.py",
+              "test_chasse_properties.py", "test_leak.py", "test_clocksync.py", "test_firmware_groups.py")
+"""The modules that only compute (random games on the pure rules, the firmware cycle by cycle in
+simavr): nothing in them waits for anything or is held to the wall clock. The full run (./test)
+gives them a lane of their own at the lowest priority, on the CPU that the tests waiting for
+browsers and services leave idle, without slowing those by a cycle."""
+LANE_VARIABLE = "COMPANION_TEST_LANE"
+"""Set to "background" or "foreground" (./test does), a run keeps only that lane's tests."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The modules of the longest tests run first, each module's tests together (a module's shared
     fixtures are made once): two workers share the rest as each finishes (--dist worksteal), so the
     suite never ends on one long test while the other worker has nothing left; and the tests that
     mostly wait (a phone offline for a minute, a sand glass running out) run one after the other on
-    one worker, while the other computes, instead of both waiting at once."""
+    one worker, while the other computes, instead of both waiting at once. In a lane (LANE_VARIABLE),
+    the other lane's tests are deselected."""
+    lane = os.environ.get(LANE_VARIABLE)
+    if lane is not None:
+        if lane not in ("background", "foreground"):
+            raise pytest.UsageError(f"{LANE_VARIABLE}={lane!r}: it is 'background' or 'foreground'")
+        keep = [item for item in items if (item.path.name in BACKGROUND) == (lane == "background")]
+        if len(keep) < len(items):
+            kept = set(keep)
+            config.hook.pytest_deselected(items=[item for item in items if item not in kept])
+            items[:] = keep
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(LONGEST_FIRST)))
 

@@ -18,7 +18,6 @@ page.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,7 +25,7 @@ import pytest
 from playwright.sync_api import Browser, Page, Playwright
 
 from companion.sim.service import ServiceProcess
-from tests.support.browser import TV_SIZE, Scene, Screen, holding, tv_and_phones, wait_on
+from tests.support.browser import TV_SIZE, Scene, Screen, at_once, holding, tv_and_phones, wait_on
 from tests.support.dracula_play import NAMES
 from tests.support.dracula_story import (
     FullTableBuilder,
@@ -190,11 +189,8 @@ def test_a_round_of_dracula_on_the_tv_and_thirteen_phones(scene: Scene, french_t
         send(voter, f".d-candidate[data-seat='{candidate.seat}']")
     wait_on(tv, "#dracula-votes[data-ballots='11']", "eleven votes on the TV")
     tv_shots(scene, french_tv, artifacts, "day-2-votes", "#dracula-votes")
-    together_ms = time.time() * 1000 + 600   # one clock for every context of the browser
-    for voter, candidate in [(h[7], t1), (h[9], t2)]:
-        voter.page.evaluate("([sel, at]) => { const b = document.querySelector(sel);"
-                            " setTimeout(() => b.click(), at - Date.now()); }",
-                            [f"{SCREEN} .d-candidate[data-seat='{candidate.seat}']", together_ms])
+    at_once([(voter, f"{SCREEN} .d-candidate[data-seat='{candidate.seat}']")
+             for voter, candidate in [(h[7], t1), (h[9], t2)]])
     pic = reach(scene, "dusk", 2)
     ranking = {r["candidate"]: r for r in pic["tally"]["ranking"]}
     assert [ranking[s.seat]["votes"] for s in (x, y, t1, t2)] == [4, 3, 2, 2], ranking

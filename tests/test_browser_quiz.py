@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Error as PlaywrightError
 
-from tests.support.browser import PLAYER_NAMES, SOUND_SPY_JS, Scene, Screen
+from tests.support.browser import PLAYER_NAMES, SOUND_SPY_JS, Scene, Screen, at_once
 
 pytestmark = pytest.mark.browser
 
@@ -392,7 +392,7 @@ def mine_text(phone: Screen) -> str:
 def test_a_tie_is_no_first_place_and_a_press_after_the_decision_is_listed_and_told_to_its_phone(
         scene: Scene, artifacts: Path) -> None:
     """Phones 1 and 2 do not answer the server's pings, so their buzzes are vague (±150 ms) and two
-    taps in a row are too close to call: the draw settles it. Neither tied phone says "#1"; each
+    taps at the same instant are too close to call: the draw settles it. Neither tied phone says "#1"; each
     says it tied and what the draw decided. Phone 3 then presses after the decision: the TV lists
     it below the order with its time, and phone 3 is told how far behind the winner it pressed."""
     table, phone1, phone2, phone3 = scene.table, *scene.phones
@@ -401,8 +401,7 @@ def test_a_tie_is_no_first_place_and_a_press_after_the_decision_is_listed_and_to
     start_quiz(scene, grace_ms=LONGEST_GRACE_MS, window_s=10)
     scene.host.page.locator("#arm-race-host").click()
     armed_everywhere(scene)
-    phone1.page.locator("#buzzer").tap()
-    phone2.page.locator("#buzzer").tap()
+    at_once([(phone1, "#buzzer"), (phone2, "#buzzer")], "pointerdown")
     result = settled(scene, 1)
     decision = result["decision"]
     assert decision["outcome"] == "tie" and sorted(decision["tied_first"]) == ["seat:1", "seat:2"], decision

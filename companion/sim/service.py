@@ -11,6 +11,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -27,9 +28,28 @@ COMPANION = (sys.executable, "-m", "companion")
 
 
 def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+    """A loopback port nothing listens on, drawn outside the kernel's ephemeral range: a port the
+    kernel hands out for bind(0) is free only until an outgoing connection takes it as its own end,
+    and a test run opens thousands of connections while a service is starting."""
+    ephemeral = _ephemeral_ports()
+    while True:
+        port = random.randrange(10_000, 65_536)
+        if port in ephemeral:
+            continue
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+
+
+def _ephemeral_ports() -> range:
+    try:
+        low, high = map(int, Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split())
+    except (OSError, ValueError):
+        low, high = 32_768, 60_999  # Linux's default
+    return range(low, high + 1)
 
 
 def companion(*args: str, timeout: float = 30, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -65,6 +85,7 @@ class ServiceProcess:
                  program: Sequence[str] = COMPANION, stdin: int | None = None, quiet: bool = True) -> None:
         self.data = data
         self.port = port or free_port()
+        self._port_drawn = port is None
         self.base = f"http://127.0.0.1:{self.port}"
         self.extra = extra
         self.log_path = log_path
@@ -100,6 +121,12 @@ class ServiceProcess:
         while time.perf_counter() < deadline:
             if self.proc.poll() is not None:
                 said = self.log()[-2000:] if self.log_path else self.proc.stderr.read()  # type: ignore[union-attr]
+                if self._port_drawn and "already in use" in said:
+                    # another process took the drawn port between the draw and the bind: draw again
+                    self._close_pipes()
+                    self.port = free_port()
+                    self.base = f"http://127.0.0.1:{self.port}"
+                    return self.start(timeout, ready, poll_s)
                 raise RuntimeError(f"service exited with {self.proc.returncode}: {said}")
             if self.answers(ready):
                 return self

@@ -646,3 +646,20 @@ def wait_link(screen: Screen, up: bool, within_s: float) -> float:
         pytest.fail(f"{screen.name}: the header should say {text!r} within {within_s} s; "
                     f"it says {screen.link_state()!r}")
     return time.monotonic() - started
+
+
+AT_ONCE_JS = """([selector, kind, at]) => {
+  const node = document.querySelector(selector);
+  setTimeout(() => kind === "click" ? node.click()
+    : node.dispatchEvent(new PointerEvent(kind, {bubbles: true, cancelable: true, pointerType: "touch"})),
+    at - Date.now());
+}"""
+
+
+def at_once(presses: Sequence[tuple[Screen, str]], kind: str = "click", lead_ms: float = 600) -> None:
+    """Each screen's `selector` gets `kind` ("click", or a pointer event such as "pointerdown") at
+    the same instant, `lead_ms` from now: the pages of one browser share its clock, where taps sent
+    one after the other are as far apart as a loaded machine makes them."""
+    at_ms = time.time() * 1000 + lead_ms
+    for screen, selector in presses:
+        screen.page.evaluate(AT_ONCE_JS, [selector, kind, at_ms])

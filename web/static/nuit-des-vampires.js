@@ -619,9 +619,12 @@
         el("div", { class: "n-grid" },
           // Once over, the towers and the seal that proves where the tomato was come first.
           el("div", { class: "n-col" }, over ? towers(g) : [display(g, "big"), stacks(g)]),
-          el("div", { class: "n-col" }, el("section", { class: "n-last-fate" }, el("h3", {}, ui.nuit_last_fate),
+          // A crowded screen leaves out the seal's explanation first, then draws the fate card smaller.
+          el("div", { class: "n-col", "data-fit-steps": "2" }, el("section", { class: "n-last-fate" }, el("h3", {}, ui.nuit_last_fate),
             fateCard(g, g.last_fate, true)), over ? null : seal(g), lately),
-          el("div", { class: "n-col" }, lastRoll(g), over ? null : towers(g), told)),
+          // A crowded screen draws the dice and towers smaller, then leaves out the towers' words
+          // (the picture says the same: an open tower shows the onion taken from it).
+          el("div", { class: "n-col", "data-fit-steps": "2" }, lastRoll(g), over ? null : towers(g), told)),
         // Once over, the seal (opened: the tomato's tower and the salt that proves it) across the foot.
         el("div", { class: "n-foot" }, over ? seal(g) : null, fight ? null : note));
       container.replaceChildren(body);
