@@ -13,7 +13,7 @@ from typing import Any
 
 from companion.games.base import Command, Event, Secret, Viewer
 from companion.games.garlic.options import DEFAULTS, UNVERIFIED
-from companion.games.garlic.rules import deadline, face_up_swap_allowed, is_up
+from companion.games.garlic.rules import deadline, face_up_swap_allowed
 from companion.games.garlic.state import BAT_KINDS, CLAIM_KINDS, GarlicState, Player
 from companion.games.lines import log_line
 from companion.games.picture import shared_picture
@@ -223,14 +223,14 @@ def _card_commands(state: GarlicState, me: int, name: str, kinds: tuple[str, ...
 def _moon_commands(state: GarlicState, me: int) -> list[Command]:
     if state.physical:
         return [Command("moon", {"face": "down"}), Command("moon", {"face": "up"})]
-    places = [(p.seat, i) for p in state.players for i in range(len(p.slots))]
+    places = [((p.seat, i), slot.up) for p in state.players for i, slot in enumerate(p.slots)]
     commands = []
-    for n, a in enumerate(places):
-        for b in places[n + 1:]:
-            if is_up(state, a) != is_up(state, b):
+    for n, (a, a_up) in enumerate(places):
+        for b, b_up in places[n + 1:]:
+            if a_up != b_up:
                 continue
             args = {"a": list(a), "b": list(b)}
-            if is_up(state, a):
+            if a_up:
                 commands.append(Command("moon", args))
             else:
                 commands += [Command("moon", {**args, "look": True}), Command("moon", {**args, "look": False})]
