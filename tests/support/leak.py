@@ -21,6 +21,8 @@ from itertools import repeat
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from companion.games.base import HOST, SYSTEM, TABLE, Command, Event, GameDefinition, Secret, Viewer, seat
 from companion.store import EventStore
 from companion.table.session import Table, TableSettings
@@ -50,8 +52,15 @@ class LeakReport:
 
 def serialized(view: Any) -> str:
     """The view as the wire carries it (both ASCII-escaped and raw, so no escape hides a secret;
-    a view with no other character than ASCII reads the same both ways, and is written once)."""
-    raw = _RAW(view)
+    a view with no other character than ASCII reads the same both ways, and is written once).
+
+    orjson writes the raw text several times faster than json: its separators have no spaces,
+    which never changes what a text holds. What it does not write (an integer beyond 64 bits),
+    json does."""
+    try:
+        raw = orjson.dumps(view, option=orjson.OPT_NON_STR_KEYS).decode()
+    except orjson.JSONEncodeError:
+        raw = _RAW(view)
     return raw if raw.isascii() else raw + _ESCAPED(view)
 
 
