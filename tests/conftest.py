@@ -237,4 +237,3 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             items[:] = keep
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(LONGEST_FIRST)))
-

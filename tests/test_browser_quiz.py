@@ -392,8 +392,8 @@ def mine_text(phone: Screen) -> str:
 def test_a_tie_is_no_first_place_and_a_press_after_the_decision_is_listed_and_told_to_its_phone(
         scene: Scene, artifacts: Path) -> None:
     """Phones 1 and 2 do not answer the server's pings, so their buzzes are vague (±150 ms) and two
-    taps at the same instant are too close to call: the draw settles it. Neither tied phone says "#1"; each
-    says it tied and what the draw decided. Phone 3 then presses after the decision: the TV lists
+    taps at the same instant are too close to call: the draw settles it. Neither tied phone says
+    "#1"; each says it tied and what the draw decided. Phone 3 then presses after the decision: the TV lists
     it below the order with its time, and phone 3 is told how far behind the winner it pressed."""
     table, phone1, phone2, phone3 = scene.table, *scene.phones
     for phone in (phone1, phone2):
