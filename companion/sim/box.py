@@ -58,6 +58,8 @@ class FakeBox:
         self.nak_reason = 0
         """Refuse commands with this reason (NAK) instead of acknowledging them."""
         self.answer_syncs = True
+        self.hellos_per_request = 1
+        """2: an Uno whose firmware starts just before a hello request reaches it says its own hello, then answers."""
         self.muted = False
         """Sends nothing at all (heartbeats, answers) while set."""
         self.rx_errors = 0
@@ -199,7 +201,8 @@ class FakeBox:
                     self.send(proto.encode_sync_reply(frame.token, self.ticks_at(read_us)))
                 return
             if isinstance(frame, proto.HelloRequest):
-                self.send(proto.encode_hello(self.protocol, self.firmware, TICK_HZ, self.buttons, self.buttons, 1))
+                for _ in range(self.hellos_per_request):
+                    self.send(proto.encode_hello(self.protocol, self.firmware, TICK_HZ, self.buttons, self.buttons, 1))
                 return
             seq = getattr(frame, "seq", 0)
             if not self.answer_commands:
