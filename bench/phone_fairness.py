@@ -1,8 +1,8 @@
 """Phone buzzers on simulated Wi-Fi through the real service: companion/sim/wifi.py's experiment with
 the whole of `companion serve` in it, over loopback, each phone behind a delay proxy.
 
-The in-process simulation hands the referee its messages directly; here they go through waitress,
-Flask, the event log and the streams, on the host's real clock, so what the service's threads and
+The in-process simulation hands the referee its messages directly; here they go through the web
+server, Flask, the event log and the streams, on the host's real clock, so what the service's threads and
 buffers add to a ping, a frame report or a buzz is in the figures. Six phones join a buzzer quiz,
 each behind its own delay proxy (companion/sim/delayproxy.py) on one of wifi.PROFILES' links, and
 each behaves as its page does (web/static/live.js):

@@ -143,7 +143,7 @@ def serve(args: argparse.Namespace) -> int:
     from companion.netinfo import base_url
     from companion.server import create_app
     from companion.server.qr import qr_text
-    from companion.server.wsgi import make_server, serve_forever
+    from companion.server.serving import make_server, serve_forever
     from companion.service import open_service
 
     service = open_service(config)

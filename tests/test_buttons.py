@@ -668,7 +668,9 @@ def stream_chunks(client: FlaskClient, role: str, count: int) -> list[str]:
 
 
 def pings_in(chunks: list[str]) -> list[int]:
-    return [int(c.split("data: ", 1)[1]) for c in chunks if c.startswith("event: ping\n")]
+    """The ping ids among the events of these chunks (a chunk may hold several events)."""
+    events = [event for chunk in chunks for event in chunk.split("\n\n")]
+    return [int(e.split("data: ", 1)[1]) for e in events if e.startswith("event: ping\n")]
 
 
 def test_a_seated_phones_stream_carries_pings_while_the_quiz_runs(web: Web) -> None:

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from companion.server.patch import SharedEncoder, apply, diff, equal
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-5, 5) | st.text(max_size=3),
+    st.none() | st.booleans() | st.integers(-5, 5) | st.sampled_from([0.0, 1.0, -2.5, 1e300]) | st.text(max_size=3),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from("abcde"), inner, max_size=4),
     max_leaves=12,
 )
@@ -60,8 +60,17 @@ def test_the_shared_encoder_gives_the_same_patches_and_text(old, new) -> None:
     encoder = SharedEncoder()
     ops = encoder.diff(old, new)
     assert equal(apply(old, ops), new)
-    assert json.loads(encoder.ops_text(ops)) == json.loads(json.dumps(ops))
-    assert equal(json.loads(encoder.text(new)), new)
+    compact = {"separators": (",", ":"), "ensure_ascii": False}
+    assert encoder.ops_text(ops) == json.dumps(ops, **compact)
+    assert encoder.text(new) == json.dumps(new, **compact)
+    assert encoder.text({"view": new, "old": old}) == json.dumps({"view": new, "old": old}, **compact)
+
+
+def test_equal_tells_what_json_tells_apart_however_deep() -> None:
+    assert not equal([1], [True]) and not equal({"a": [1.0]}, {"a": [1]}) and not equal({"a": 0}, {"a": False})
+    assert equal({"a": 1, "b": [2.5, None]}, {"b": [2.5, None], "a": 1}), "key order is no difference"
+    shared = "x" * 40
+    assert equal([shared, shared], ["x" * 40, "x" * 40]), "whether a value is shared is no difference"
 
 
 def test_shared_parts_are_diffed_and_encoded_once() -> None:

@@ -62,6 +62,11 @@ class TrayState:
     recent_json: tuple[Mapping[str, Any], ...] = field(default=(), compare=False, repr=False)
     picture: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     """What every viewer sees, built once per state (the same object for all of them)."""
+    seat_numbers: frozenset[int] = field(init=False, compare=False, repr=False)
+    """Asked for every action of every screen after each roll: a set answers at once."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "seat_numbers", frozenset(s.number for s in self.seats))
 
 
 def normalize_options(options: Mapping[str, Any]) -> dict[str, Any]:
@@ -263,7 +268,7 @@ DICE_TRAY: GameDefinition[TrayState] = GameDefinition(
     normalize_options=normalize_options,
     setup=setup,
     moves=MOVES,
-    seated=lambda state, seat: any(s.number == seat for s in state.seats),
+    seated=lambda state, seat: seat in state.seat_numbers,
     evolve=evolve,
     view=view,
     secrets=secrets,

@@ -6,8 +6,6 @@ import itertools
 import json
 import logging
 import math
-import time
-from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -34,6 +32,7 @@ from companion.server.common import (
     viewer_for,
 )
 from companion.server.identity import COOKIE_MAX_AGE, HOST_COOKIE, SEAT_COOKIE
+from companion.server.live import LIVE_SESSION, StreamSession, blocking_events
 from companion.server.patch import SharedEncoder
 from companion.server.qr import qr_svg
 from companion.table.export import export_game
@@ -107,66 +106,27 @@ def stream() -> Response:
     a `now` event, the server's time on the host timeline in µs: a view's deadlines are on that
     timeline, and a page counts down to them against its own clock's offset to the server's.
 
-    The credentials are checked again before every message, so a phone whose seat was rebound to
-    another phone stops receiving that seat's view at once.
+    What the stream says is live.py's; the server's event loop sends it (asgi.py takes the session
+    from the environ), and any other WSGI server gets a generator that waits in its thread.
     """
     viewer = viewer_for(request.args.get("as"))
     if isinstance(viewer, str):
         return error(viewer, status_for(viewer))
-    table = service().table
+    svc = service()
+    table = svc.table
     seat_cookie = request.cookies.get(SEAT_COOKIE)
     check = signer()
-    heartbeat = current_app.config["STREAM_HEARTBEAT_S"]
-    # An event, not a comment: a page hears it, and tells a silent link from a quiet table by it.
-    alive = f"event: alive\ndata: {heartbeat:g}\n\n".encode()
-    encoder: SharedEncoder = current_app.extensions["companion.encoder"]
 
     def still_seated() -> bool:
         return viewer.kind != "seat" or check.seat_from_cookie(seat_cookie, table.seat_generation) == viewer.seat
 
-    buttons = service().buttons
-    clock = service().clock
     screen: Screen | None = viewer.seat
     if viewer.kind == "table":
         screen = f"display:{next(_display_streams)}"
-
-    def events() -> Iterator[bytes]:
-        # A plain generator of bytes (no request context needed): the shortest way to the socket.
-        table.presence.enter(viewer)
-        try:
-            yield b"retry: 1000\n\n"
-            last: dict[str, Any] | None = None
-            sent = time.monotonic()
-            while not table.broadcaster.closed:
-                if not still_seated():
-                    yield b"event: revoked\ndata: {}\n\n"
-                    return
-                revision = table.broadcaster.revision
-                current = table.view(viewer)
-                message = encoder.message(last, current)
-                if message is None and time.monotonic() - sent < heartbeat:
-                    message = b""  # woken for a ping: nothing to say yet
-                elif message is None:
-                    message = alive
-                if message:
-                    yield message + f"event: now\ndata: {clock.now_us()}\n\n".encode()
-                    sent = time.monotonic()
-                last = current
-                wait = max(0.0, heartbeat - (time.monotonic() - sent))
-                if screen is not None and buttons.phones_timed():
-                    # A page's clock is mapped by the server: a ping goes down this stream, the
-                    # page echoes it at once with its clock's reading (POST /api/ping); phones.py
-                    # says when. A phone's buzzes and a display's shown frames are timed by it.
-                    if buttons.phones.due_in_s(screen) <= 0:
-                        yield f"event: ping\ndata: {buttons.phones.ping(screen)}\n\n".encode()
-                    wait = min(wait, buttons.phones.due_in_s(screen))
-                table.broadcaster.wait_for_change(revision, wait)
-        finally:
-            table.presence.leave(viewer)
-            if isinstance(screen, str):
-                buttons.phones.forget(screen)
-
-    response = Response(events(), mimetype="text/event-stream")
+    session = StreamSession(table, viewer, screen, still_seated, current_app.extensions["companion.encoder"],
+                            svc.buttons, svc.clock, current_app.config["STREAM_HEARTBEAT_S"])
+    request.environ[LIVE_SESSION] = session
+    response = Response(blocking_events(session), mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-store"
     response.headers["X-Accel-Buffering"] = "no"
     return response

@@ -13,22 +13,47 @@ from __future__ import annotations
 
 import copy
 import json
+import marshal
+from json.encoder import encode_basestring as _string_text
 from typing import Any
 
 Path = list[Any]
 Op = list[Any]
 
+COMPOSED_DEPTH = 3
+"""How deep a dict's text is put together from its values' texts (below, one json.dumps is faster)."""
+
 
 def equal(a: Any, b: Any) -> bool:
-    """Equality as JSON sees it: true is not 1, and 1.0 is not 1."""
+    """Equality as JSON sees it: true is not 1, and 1.0 is not 1.
+
+    Python's own comparison and marshal's bytes (which keep true, 1 and 1.0 apart; version 0
+    writes no back-references, so equal values give equal bytes whoever shares what) answer most
+    pairs in C; only values they cannot tell apart this way are walked here. A pair Python finds
+    unequal may still print alike (a tuple and a list): it costs one needless operation, never a
+    missed one.
+    """
+    if a is b:
+        return True
+    if a != b:
+        return False
+    try:
+        if marshal.dumps(a, 0) == marshal.dumps(b, 0):
+            return True
+    except ValueError:
+        pass  # a type marshal does not know: walk it
+    return _walk_equal(a, b)
+
+
+def _walk_equal(a: Any, b: Any) -> bool:
     if a is b:
         return True
     if type(a) is not type(b):
         return False
     if isinstance(a, dict):
-        return a.keys() == b.keys() and all(equal(a[k], b[k]) for k in a)
+        return a.keys() == b.keys() and all(_walk_equal(a[k], b[k]) for k in a)
     if isinstance(a, list):
-        return len(a) == len(b) and all(equal(x, y) for x, y in zip(a, b, strict=True))
+        return len(a) == len(b) and all(_walk_equal(x, y) for x, y in zip(a, b, strict=True))
     return bool(a == b)
 
 
@@ -56,10 +81,6 @@ def _splices(old: list[Any], new: list[Any]) -> list[Op] | None:
     return None
 
 
-def _prefixed(name: Any, ops: list[Op]) -> list[Op]:
-    return [[[name, *op[0]], *op[1:]] for op in ops]
-
-
 class SharedEncoder:
     """Patches and JSON text computed once and shared by every stream that sends the same change.
 
@@ -73,6 +94,7 @@ class SharedEncoder:
         self._size = size
         self._diffs: dict[tuple[int, int], tuple[Any, Any, list[Op]]] = {}
         self._texts: dict[int, tuple[Any, str]] = {}
+        self._prefixes: dict[tuple[Any, int], tuple[Op, Op]] = {}
         self._messages: dict[tuple[int, int], tuple[Any, Any, bytes | None]] = {}
 
     def diff(self, old: Any, new: Any) -> list[Op]:
@@ -91,26 +113,59 @@ class SharedEncoder:
         hit = self._diffs.get(key)
         if hit is not None and hit[0] is old and hit[1] is new:
             return hit[2]
-        ops: list[Op] = []
-        for name, value in new.items():
-            if name not in old:
-                ops.append([[name], value])
-            elif old[name] is not value:
-                ops.extend(_prefixed(name, self.diff(old[name], value)))
-        ops.extend([[name]] for name in old if name not in new)
+        ops: list[Op] = [] if equal(old, new) else self._changed_keys(old, new)
         if len(self._diffs) >= self._size:
             self._diffs.clear()
         self._diffs[key] = (old, new, ops)
         return ops
 
-    def text(self, value: Any) -> str:
-        """Compact JSON of a value; lists and dicts are remembered by identity."""
+    def _changed_keys(self, old: dict[str, Any], new: dict[str, Any]) -> list[Op]:
+        ops: list[Op] = []
+        for name, value in new.items():
+            if name not in old:
+                ops.append([[name], value])
+            elif old[name] is not value:
+                ops.extend(self._prefixed(name, self.diff(old[name], value)))
+        ops.extend([[name]] for name in old if name not in new)
+        return ops
+
+    def _prefixed(self, name: Any, ops: list[Op]) -> list[Op]:
+        """The operations of a part, under its key. A shared part's operations are one object
+        for every screen, and so are their prefixed copies: their text is then made once."""
+        return [self._prefixed_op(name, op) for op in ops]
+
+    def _prefixed_op(self, name: Any, op: Op) -> Op:
+        key = (name, id(op))
+        hit = self._prefixes.get(key)
+        if hit is not None and hit[0] is op:
+            return hit[1]
+        prefixed = [[name, *op[0]], *op[1:]]
+        if len(self._prefixes) >= self._size:
+            self._prefixes.clear()
+        self._prefixes[key] = (op, prefixed)
+        return prefixed
+
+    def text(self, value: Any, depth: int = 0) -> str:
+        """Compact JSON of a value; lists and dicts are remembered by identity.
+
+        A view's first levels are new objects after every change while most of what they hold is
+        not (a game's catalogue, the seats): their text is put together from their parts' texts,
+        so an unchanged part is not printed again.
+        """
+        kind = type(value)
+        if kind is str:
+            return _string_text(value)
+        if kind is int:
+            return int.__repr__(value)
         if not isinstance(value, dict | list):
             return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
         hit = self._texts.get(id(value))
         if hit is not None and hit[0] is value:
             return hit[1]
-        text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+        if kind is dict and depth < COMPOSED_DEPTH and all(type(k) is str for k in value):
+            text = "{" + ",".join(_string_text(k) + ":" + self.text(v, depth + 1) for k, v in value.items()) + "}"
+        else:
+            text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
         if len(self._texts) >= self._size:
             self._texts.clear()
         self._texts[id(value)] = (value, text)
@@ -137,7 +192,19 @@ class SharedEncoder:
         return message
 
     def ops_text(self, ops: list[Op]) -> str:
-        return "[" + ",".join(f"[{self.text(op[0])}{''.join(',' + self.text(x) for x in op[1:])}]" for op in ops) + "]"
+        return "[" + ",".join(self._op_text(op) for op in ops) + "]"
+
+    def _op_text(self, op: Op) -> str:
+        """An operation's JSON, made of its parts' (a shared value's text is made once)."""
+        hit = self._texts.get(id(op))
+        if hit is not None and hit[0] is op:
+            return hit[1]
+        path = "[" + ",".join(_string_text(k) if type(k) is str else self.text(k) for k in op[0]) + "]"
+        text = "[" + ",".join([path, *(self.text(part) for part in op[1:])]) + "]"
+        if len(self._texts) >= self._size:
+            self._texts.clear()
+        self._texts[id(op)] = (op, text)
+        return text
 
 
 def diff(old: Any, new: Any) -> list[Op]:

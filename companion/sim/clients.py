@@ -106,7 +106,7 @@ class Connection:
                     answer = {"ok": False, "error": f"not json: {payload[:80]!r}"}
                 return response.status, answer, sent
             except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
-                # The server closed an idle keep-alive connection (waitress: after 60 s): once more.
+                # The server closed an idle keep-alive connection (after 60 s idle): once more.
                 self.close()
                 if attempt:
                     raise

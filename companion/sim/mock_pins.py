@@ -1,7 +1,7 @@
 """`companion serve` with gpiozero's MockFactory as the pin factory, its pins pressed from stdin:
 the GPIO buttons without a Pi.
 
-The real service process (waitress, the hub, the round keeper, the log), with the GPIO source
+The real service process (the web server, the hub, the round keeper, the log), with the GPIO source
 reading mock pins instead of a Pi's (bench/press_latency.py times it). Each line on stdin
 `press N` (written by `press`) pulls GPIO N low now (the edge's ticks are gpiozero's monotonic clock,
 CLOCK_MONOTONIC, the host timeline) and lets it go high again RELEASE_S later, as a finger would.

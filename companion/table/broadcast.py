@@ -8,6 +8,7 @@ nothing but numbers is shared between viewers.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 
 class Broadcaster:
@@ -15,7 +16,17 @@ class Broadcaster:
         self._position = position
         self._revision = 0
         self._changed = threading.Condition()
+        self._listeners: list[Callable[[], None]] = []
         self.closed = False
+
+    def listen(self, listener: Callable[[], None]) -> None:
+        """Call `listener` after every change and at close, in the changing thread, outside any
+        lock: an event loop's streams are woken by it instead of a waiting thread each."""
+        self._listeners.append(listener)
+
+    def _tell(self) -> None:
+        for listener in self._listeners:
+            listener()
 
     @property
     def position(self) -> int:
@@ -30,11 +41,13 @@ class Broadcaster:
             self._position = max(self._position, position)
             self._revision += 1
             self._changed.notify_all()
+        self._tell()
 
     def nudge(self) -> None:
         with self._changed:
             self._revision += 1
             self._changed.notify_all()
+        self._tell()
 
     def wait_beyond(self, position: int, timeout: float) -> int:
         """Block until the log is past `position`, the timeout passes, or the service stops."""
@@ -52,3 +65,4 @@ class Broadcaster:
         with self._changed:
             self.closed = True
             self._changed.notify_all()
+        self._tell()
