@@ -24,7 +24,10 @@ the POST answered (live_latency.measure). Besides:
 * La chasse au vampire: the sand glass's turn-over, the system's command when the glass runs out
   (the shortest glass the options allow, 10 s). Its latency: the glass's `ends_us` (the server's
   CLOCK_MONOTONIC, which is this script's perf_counter on Linux) -> every client has the
-  turned glass. The players play meanwhile (their commands in the note).
+  turned glass (the service's timer waking up included). The players play meanwhile, a second
+  apart (CHASSE_PACE_S), their commands' latency in the note.
+* The garlic slap: each slap's press -> every client has the next message (the referee's
+  decision, its deliberate wait included), in the note.
 
 A benchmark, not a test: it prints figures and asserts nothing. Loopback only; every wait is bounded.
 
