@@ -229,6 +229,7 @@ class Table:
         self.answerer: PingAnswerer | None = None
         self.weights = {**RARE, **spec.prefer}
         self.last = 0
+        self.started = False
 
     def setup(self) -> None:
         self.mid.seat_players(self.players)
@@ -247,6 +248,7 @@ class Table:
                                     {"Authorization": f"Bearer {self.service.host_key}"})
         self.reader.start()
         self.answerer.start()
+        self.started = True
         self.last = int(self.mid.table_view()["position"])
         if not settle(self.reader, self.last, CONNECT_S):
             raise RuntimeError(f"not every stream got the view within {CONNECT_S:.0f} s")
@@ -258,10 +260,14 @@ class Table:
         self.mid.start(self.spec.game, self.spec.options)
 
     def close(self) -> None:
-        if self.answerer is not None:
-            self.answerer.stop()
-        if self.reader.thread.is_alive():
+        if self.started:
+            if self.answerer is not None:
+                self.answerer.stop()
             self.reader.close()
+        else:  # set-up failed before reading: the streams' sockets only
+            for stream in self.reader.streams:
+                stream.sock.close()
+            self.reader.selector.close()
         for conn in [*self.connections.values(), self.table_conn, self.host_conn]:
             if conn is not None:
                 conn.close()
