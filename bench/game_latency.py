@@ -31,8 +31,8 @@ the POST answered (live_latency.measure). Besides:
 
 A benchmark, not a test: it prints figures and asserts nothing. Loopback only; every wait is bounded.
 
-Usage: .venv/bin/python -m bench.game_latency [--quick] [--game ID ...] [--seconds 40] [--commands 5000]
-       [--glass-turns 8] [--pace-ms 20] [--seed 1]
+Usage: .venv/bin/python -m bench.game_latency [--quick] [--game ID ...] [--seconds 30] [--commands 5000]
+       [--glass-turns 6] [--pace-ms 20] [--seed 1]
 """
 
 from __future__ import annotations
@@ -116,7 +116,7 @@ class Budget:
 
 
 QUICK = Budget(seconds=12.0, commands=2000, glass_turns=3)
-FULL = Budget(seconds=40.0, commands=5000, glass_turns=8)
+FULL = Budget(seconds=30.0, commands=5000, glass_turns=6)
 
 
 @dataclass
