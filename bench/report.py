@@ -48,7 +48,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from bench import firmware_timing, live_latency, phone_fairness, press_latency, replay
+from bench import browser_latency, firmware_timing, game_latency, live_latency, phone_fairness, press_latency, replay
 from bench.buzzer_latency import ARM_SEEN_TIMEOUT_S
 from bench.live_latency import ROOT, bench_service, settle
 from companion.buzzers.clocksync import ClockSync, MonotonicMapper, TickUnwrapper, sync_interval_s
@@ -233,6 +233,28 @@ def figure_live(plan: Plan) -> list[Row]:
         notes.append(f"server CPU {result.cpu_per_command_ms:.1f} ms/command")
         rows.append(Row("2", f"command -> every client has the new state, {clients} clients",
                         pct(lat, 50), pct(lat, 99), "ms", "; ".join(notes)))
+    budget = game_latency.QUICK if plan == QUICK else game_latency.FULL
+    for game in game_latency.SPECS:
+        progress(f"2. command -> every client: {game} ...")
+        try:
+            played = game_latency.run_game(game, budget, LIVE_INTERVAL_S)
+        except Exception as err:  # one game's failure must not cost the other rows
+            traceback.print_exc()
+            rows.append(Row("2", f"command -> every client: {game} failed", None, None, "",
+                            f"{type(err).__name__}: {err}"))
+            continue
+        rows += [Row("2", what, pct(values, 50), pct(values, 99), "ms", note)
+                 for what, values, note in game_latency.rows(played)]
+    commands = browser_latency.QUICK_COMMANDS if plan == QUICK else browser_latency.COMMANDS
+    progress(f"2. command -> the DOM of 14 pages in Chromium, {commands} commands ...")
+    try:
+        drawn = browser_latency.run(commands)
+    except Exception as err:  # no Chromium, or Playwright broke: the other rows stand
+        traceback.print_exc()
+        return [*rows, Row("2", "command -> the DOM in Chromium failed", None, None, "",
+                           f"{type(err).__name__}: {err}")]
+    rows += [Row("2", what, pct(values, 50), pct(values, 99), "ms", note)
+             for what, values, note in browser_latency.rows(drawn)]
     return rows
 
 

@@ -193,12 +193,16 @@ window.Companion = (function () {
     let position = current ? current.position : -1;
     let retry = null;
 
+    // Once the page has drawn a view, <html data-position> says its log position: what a test or
+    // a benchmark (bench/browser_latency.py) watches to know the page shows that state. Set after
+    // the drawing, so a view that failed to draw is not claimed.
     function deliver(view) {
       current = view;
       position = view.position;
       setLink(true);
       showUndone(view);
       onView(view);
+      document.documentElement.dataset.position = String(view.position);
       noteSignal(role, view);
     }
 
