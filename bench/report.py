@@ -6,7 +6,10 @@ Prints the machine, then one table (what, median, p99, unit, note), figure by fi
  1. press -> decision on every client (13 phones + the table display on SSE, loopback), for GPIO
     (gpiozero MockFactory pins inside the real service process), the buzzer box (companion/sim/box.py
     on a pty) and the phone buzzer (POST /api/buzz): bench/press_latency.py.
- 2. command -> every client has the new state, 15 and 100 clients: bench/live_latency.py.
+ 2. command -> every client has the new state, 15 and 100 clients: bench/live_latency.py; the same for
+    each game's own commands (Vampir, la nuit, garlic, La chasse's glass turn-over, Dracula's night
+    with private news to 13 phones): bench/game_latency.py; and command -> the DOM updated on 13
+    phone pages and the TV in one Chromium: bench/browser_latency.py.
  3. firmware timestamp error, our sampler against the hobby build, in simavr, on groups of 1-8 presses
     with contact bounce: bench/firmware_timing.py.
  4. clock-sync error of companion/buzzers/clocksync.py on synthetic round trips with USB-like
@@ -27,7 +30,7 @@ A benchmark, not a test: it asserts nothing. Loopback only, every wait bounded, 
 Progress goes to stderr, the report to stdout; `--json FILE` writes it as JSON too.
 
 Usage: .venv/bin/python -m bench.report [--quick] [--json FILE] [--seed N] [--only 1,8]
-The default run takes about 5 minutes on 2 cores (more on a busy machine), --quick about 1.5.
+The default run takes about 12 minutes on 2 cores (more on a busy machine), --quick about 5.
 """
 
 from __future__ import annotations
