@@ -947,3 +947,22 @@ def test_the_answer_to_starting_a_buzzer_game_already_shows_the_phones_buzzers(s
     started = table.handle(HOST, Command("start_game", {"game": "buzzer-quiz"}), with_view=True)
     assert started.ok and started.view is not None
     assert started.view["buttons"]["phones"] is True
+
+
+def test_the_first_view_that_shows_an_armed_round_names_it(quiz: Quiz) -> None:
+    """Screens are told of a change only once everything it moves is in the views: a phone whose
+    buzzer lights up stamps its tap with the round it shows, so the arm and the round's number
+    must arrive together."""
+    seen: list[Any] = []
+    table = quiz.service.table
+
+    def on_change() -> None:
+        seen.append((table.position, table.view(Viewer("seat", 1))["buttons"]["round"]))
+
+    table.broadcaster.listen(on_change)
+    quiz.arm()
+    armed_at = table.position
+    number = quiz.service.buttons.keeper.round
+    assert number is not None
+    assert [round_ for position, round_ in seen if position >= armed_at] and \
+        all(round_ == number for position, round_ in seen if position >= armed_at), seen

@@ -147,12 +147,17 @@ class Table:
                 raise
             if outcome.ok:
                 self.views.forget()  # built before this command; the publish below moves the revision
+        if outcome.ok:
+            # Observers first: what they keep is part of the views (the round being refereed, a
+            # phone forgotten), and a screen must never see the command without it: a phone whose
+            # buzzer lit up would stamp its tap with the round before.
+            try:
+                for observer in list(self.observers):
+                    observer(outcome.events)
                 if with_view:
                     outcome = replace(outcome, view=self.view(actor))
-        if outcome.ok:
-            self.broadcaster.publish(outcome.position)
-            for observer in list(self.observers):
-                observer(outcome.events)
+            finally:
+                self.broadcaster.publish(outcome.position)
         else:
             assert outcome.rejection is not None
             log.info("refused %s from %s: %s %s", command.name, actor, outcome.rejection.code,
