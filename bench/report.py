@@ -26,11 +26,13 @@ Prints the machine, then one table (what, median, p99, unit, note), figure by fi
     referee (first request in wins) beside it: bench/phone_fairness.py. The same experiment in
     process (companion/sim/wifi.py, the real referee on a simulated clock) for comparison.
 
-A benchmark, not a test: it asserts nothing. Loopback only, every wait bounded, no internet.
+A benchmark, not a test: it asserts nothing. Loopback only, every wait bounded, no internet but for
+--peers, whose npm install (and apt-get, when Node.js is missing) reach their registries.
 Progress goes to stderr, the report to stdout; `--json FILE` writes it as JSON too.
 
 Usage: .venv/bin/python -m bench.report [--quick] [--json FILE] [--seed N] [--only 1,8] [--peers]
-The default run takes about 5 minutes on 2 cores (more on a busy machine), --quick about 1.5.
+The default run takes about 5 minutes on 2 cores (more on a busy machine), --quick about 1.5; --peers
+adds about a minute (npm ci of about 10 s, then the peer's two cases).
 """
 
 from __future__ import annotations
