@@ -104,6 +104,8 @@ QUICK = Plan(press_rounds=20, phone_warmup_s=4.0, live_commands=(200, 120), firm
              sync_duration_s=30.0, appends=300, replay_commands=4_000, cold_starts=1, game_s=2.0,
              fairness_rounds=10, wifi_rounds=300)
 LIVE_INTERVAL_S = 0.020
+BUSY_CPUS = 0.5
+"""Other processes using more CPUs than this during a live-sync run make its comparison with the peer unfair."""
 SYNC_DRIFTS_PPM = (-100.0, 100.0)
 SYNC_HARD_BOARDS = ((-5000.0, 0.0), (5000.0, 0.0), (3000.0, 100.0), (3000.0, -100.0))
 """(drift ppm at the start, its change in ppm a minute) of the boards measured one by one."""
@@ -279,7 +281,10 @@ def peer_rows(ours: live_latency.Result, theirs: live_latency.Result, about: str
         Row("2", f"  {peer}, the same: move -> every client has it, {clients} clients", pct(lat, 50), pct(lat, 99),
             "ms", "; ".join([how, *live_notes(theirs), *([about] if about else [])])),
         Row("2", f"  ours / {peer}: latency, {clients} clients", ratio(pct(our_lat, 50), pct(lat, 50)),
-            ratio(pct(our_lat, 99), pct(lat, 99)), "x", "p50 / p50 and p99 / p99; above 1: ours is slower"),
+            ratio(pct(our_lat, 99), pct(lat, 99)), "x", "p50 / p50 and p99 / p99; above 1: ours is slower"
+            + (f"; NOT a fair comparison: other processes used {ours.other_cpu:.1f} and {theirs.other_cpu:.1f} "
+               f"CPUs during the two runs (of {os.cpu_count()} here), so both latencies say more about the machine "
+               "than about the servers" if max(ours.other_cpu, theirs.other_cpu) > BUSY_CPUS else "")),
         Row("2", f"  ours / {peer}: server CPU per command, {clients} clients",
             ratio(ours.cpu_per_command_ms, theirs.cpu_per_command_ms), None, "x",
             f"ours {ours.cpu_per_command_ms:.2f} ms, {peer} {theirs.cpu_per_command_ms:.2f} ms: utime + stime of "
