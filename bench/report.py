@@ -6,10 +6,13 @@ Prints the machine, then one table (what, median, p99, unit, note), figure by fi
  1. press -> decision on every client (13 phones + the table display on SSE, loopback), for GPIO
     (gpiozero MockFactory pins inside the real service process), the buzzer box (companion/sim/box.py
     on a pty) and the phone buzzer (POST /api/buzz): bench/press_latency.py.
- 2. command -> every client has the new state, 15 and 100 clients: bench/live_latency.py; the same for
-    each game's own commands (Vampir, la nuit, garlic, La chasse's glass turn-over, Dracula's night
-    with private news to 13 phones): bench/game_latency.py; and command -> the DOM updated on 13
-    phone pages and the TV in one Chromium: bench/browser_latency.py.
+ 2. command -> every client has the new state, 15 and 100 clients: bench/live_latency.py. With
+    --peers, boardgame.io 0.50.2 in the same run, the same shape (its harness bench/peers/, installed
+    with npm into a temporary folder), and the ratios ours / boardgame.io: latency, the server's CPU
+    per command, its RSS. Then the same for each game's own commands (Vampir, la nuit, garlic, La
+    chasse's glass turn-over, Dracula's night with private news to 13 phones): bench/game_latency.py;
+    and command -> the DOM updated on 13 phone pages and the TV in one Chromium:
+    bench/browser_latency.py.
  3. firmware timestamp error, our sampler against the hobby build, in simavr, on groups of 1-8 presses
     with contact bounce: bench/firmware_timing.py.
  4. clock-sync error of companion/buzzers/clocksync.py on synthetic round trips with USB-like
@@ -26,11 +29,13 @@ Prints the machine, then one table (what, median, p99, unit, note), figure by fi
     referee (first request in wins) beside it: bench/phone_fairness.py. The same experiment in
     process (companion/sim/wifi.py, the real referee on a simulated clock) for comparison.
 
-A benchmark, not a test: it asserts nothing. Loopback only, every wait bounded, no internet.
+A benchmark, not a test: it asserts nothing. Loopback only, every wait bounded, no internet but for
+--peers, whose npm install (and apt-get, when Node.js is missing) reach their registries.
 Progress goes to stderr, the report to stdout; `--json FILE` writes it as JSON too.
 
-Usage: .venv/bin/python -m bench.report [--quick] [--json FILE] [--seed N] [--only 1,8]
-The default run takes about 12 minutes on 2 cores (more on a busy machine), --quick about 5.
+Usage: .venv/bin/python -m bench.report [--quick] [--json FILE] [--seed N] [--only 1,8] [--peers]
+The default run takes about 12 minutes on 2 cores (more on a busy machine), --quick about 5; --peers
+adds about a minute (npm ci of about 10 s, then the peer's two cases).
 """
 
 from __future__ import annotations
@@ -102,6 +107,8 @@ QUICK = Plan(press_rounds=20, phone_warmup_s=4.0, live_commands=(200, 120), firm
              sync_duration_s=30.0, appends=300, replay_commands=4_000, cold_starts=1, game_s=2.0,
              fairness_rounds=10, wifi_rounds=300)
 LIVE_INTERVAL_S = 0.020
+BUSY_CPUS = 0.5
+"""Other processes using more CPUs than this during a live-sync run make its comparison with the peer unfair."""
 SYNC_DRIFTS_PPM = (-100.0, 100.0)
 SYNC_HARD_BOARDS = ((-5000.0, 0.0), (5000.0, 0.0), (3000.0, 100.0), (3000.0, -100.0))
 """(drift ppm at the start, its change in ppm a minute) of the boards measured one by one."""
@@ -219,46 +226,99 @@ def figure_presses(plan: Plan, seed: int) -> list[Row]:
 # -- 2. live sync ------------------------------------------------------------------------------
 
 
-def figure_live(plan: Plan) -> list[Row]:
+def figure_live(plan: Plan, peers: bool = False) -> list[Row]:
     rows = []
-    for clients, commands in zip((15, 100), plan.live_commands, strict=True):
-        progress(f"2. command -> every client: {clients} clients, {commands} commands ...")
-        result = live_latency.run_scenario(clients, commands, LIVE_INTERVAL_S, None, ROOT)
-        lat = result.latencies_ms
-        notes = [f"{len(lat)} roll commands {LIVE_INTERVAL_S * 1000:.0f} ms apart, 13 phones + "
-                 f"{clients - 13} table displays; POST sent -> the slowest stream has it"]
-        if clients == 15:
-            notes.append("boardgame.io 0.50.2 for comparison: p50 3.1, p99 6.4 ms")
-        if result.undelivered:
-            notes.append(f"{result.undelivered} never reached every stream")
-        if result.late_sends:
-            notes.append(f"{result.late_sends} POSTs sent late")
-        notes.append(f"server CPU {result.cpu_per_command_ms:.1f} ms/command")
-        rows.append(Row("2", f"command -> every client has the new state, {clients} clients",
-                        pct(lat, 50), pct(lat, 99), "ms", "; ".join(notes)))
-    budget = game_latency.QUICK if plan == QUICK else game_latency.FULL
-    for game in game_latency.SPECS:
-        progress(f"2. command -> every client: {game} ...")
+    with tempfile.TemporaryDirectory(prefix="report-peer-") as tmp:
+        peer: live_latency.Peer | None = None
+        if peers:
+            progress(f"2. installing {live_latency.PEER} with npm into a temporary folder, to compare ...")
+            peer, about = live_latency.measure_peer(Path(tmp))
+            if peer is None:
+                rows.append(Row("2", f"{live_latency.PEER}: not measured", None, None, "",
+                                f"{about}; the rows below are ours alone"))
+        for clients, commands in zip((15, 100), plan.live_commands, strict=True):
+            progress(f"2. command -> every client: {clients} clients, {commands} commands ...")
+            ours = live_latency.run_scenario(clients, commands, LIVE_INTERVAL_S, None, ROOT)
+            notes = [f"{len(ours.latencies_ms)} roll commands {LIVE_INTERVAL_S * 1000:.0f} ms apart, 13 phones + "
+                     f"{clients - 13} table displays; POST sent -> the slowest stream has it"]
+            rows.append(Row("2", f"command -> every client has the new state, {clients} clients",
+                            pct(ours.latencies_ms, 50), pct(ours.latencies_ms, 99), "ms",
+                            "; ".join(notes + live_notes(ours))))
+            if peer is None:
+                continue
+            progress(f"2. {live_latency.PEER}, the same: {clients} clients, {commands} moves ...")
+            try:
+                theirs = live_latency.run_peer_scenario(peer, clients, commands, LIVE_INTERVAL_S)
+            except Exception as err:  # the peer failing must not cost our rows
+                traceback.print_exc()
+                rows.append(Row("2", f"  {live_latency.PEER}, {clients} clients: failed", None, None, "", str(err)))
+                continue
+            rows += peer_rows(ours, theirs, about if clients == 15 else "")
+        budget = game_latency.QUICK if plan == QUICK else game_latency.FULL
+        for game in game_latency.SPECS:
+            progress(f"2. command -> every client: {game} ...")
+            try:
+                played = game_latency.run_game(game, budget, LIVE_INTERVAL_S)
+            except Exception as err:  # one game's failure must not cost the other rows
+                traceback.print_exc()
+                rows.append(Row("2", f"command -> every client: {game} failed", None, None, "",
+                                f"{type(err).__name__}: {err}"))
+                continue
+            rows += [Row("2", what, pct(values, 50), pct(values, 99), "ms", note)
+                     for what, values, note in game_latency.rows(played)]
+        commands = browser_latency.QUICK_COMMANDS if plan == QUICK else browser_latency.COMMANDS
+        progress(f"2. command -> the DOM of 14 pages in Chromium, {commands} commands ...")
         try:
-            played = game_latency.run_game(game, budget, LIVE_INTERVAL_S)
-        except Exception as err:  # one game's failure must not cost the other rows
+            drawn = browser_latency.run(commands)
+        except Exception as err:  # no Chromium, or Playwright broke: the other rows stand
             traceback.print_exc()
-            rows.append(Row("2", f"command -> every client: {game} failed", None, None, "",
-                            f"{type(err).__name__}: {err}"))
-            continue
+            return [*rows, Row("2", "command -> the DOM in Chromium failed", None, None, "",
+                               f"{type(err).__name__}: {err}")]
         rows += [Row("2", what, pct(values, 50), pct(values, 99), "ms", note)
-                 for what, values, note in game_latency.rows(played)]
-    commands = browser_latency.QUICK_COMMANDS if plan == QUICK else browser_latency.COMMANDS
-    progress(f"2. command -> the DOM of 14 pages in Chromium, {commands} commands ...")
-    try:
-        drawn = browser_latency.run(commands)
-    except Exception as err:  # no Chromium, or Playwright broke: the other rows stand
-        traceback.print_exc()
-        return [*rows, Row("2", "command -> the DOM in Chromium failed", None, None, "",
-                           f"{type(err).__name__}: {err}")]
-    rows += [Row("2", what, pct(values, 50), pct(values, 99), "ms", note)
-             for what, values, note in browser_latency.rows(drawn)]
+                 for what, values, note in browser_latency.rows(drawn)]
     return rows
+
+
+def live_notes(result: live_latency.Result) -> list[str]:
+    """The notes a live-sync row shares with its peer's: what went wrong, CPU, memory, time."""
+    notes = []
+    if result.undelivered:
+        notes.append(f"{result.undelivered} never reached every client")
+    if result.late_sends:
+        notes.append(f"{result.late_sends} sent late")
+    notes.append(f"server CPU {result.cpu_per_command_ms:.1f} ms/command")
+    notes.append(f"RSS {result.rss_after():.1f} MB after the commands")
+    notes += result.notes
+    if result.other_cpu > 0.1:
+        notes.append(f"other processes used {result.other_cpu:.1f} CPUs meanwhile")
+    notes.append(f"{result.elapsed_s:.0f} s")
+    return notes
+
+
+def peer_rows(ours: live_latency.Result, theirs: live_latency.Result, about: str) -> list[Row]:
+    """The peer's row and the ratios ours / the peer's: latency, server CPU per command, RSS."""
+    peer, clients = theirs.server, theirs.clients
+    lat, our_lat = theirs.latencies_ms, ours.latencies_ms
+    how = (f"{len(lat)} roll moves {LIVE_INTERVAL_S * 1000:.0f} ms apart from seat 1, {theirs.phones} players + "
+           f"{clients - theirs.phones} spectators (socket.io, a websocket each); move sent -> the slowest client's "
+           "socket has it")
+    return [
+        Row("2", f"  {peer}, the same: move -> every client has it, {clients} clients", pct(lat, 50), pct(lat, 99),
+            "ms", "; ".join([how, *live_notes(theirs), *([about] if about else [])])),
+        Row("2", f"  ours / {peer}: latency, {clients} clients", ratio(pct(our_lat, 50), pct(lat, 50)),
+            ratio(pct(our_lat, 99), pct(lat, 99)), "x", "p50 / p50 and p99 / p99; above 1: ours is slower"
+            + (f"; NOT a fair comparison: other processes used {ours.other_cpu:.1f} and {theirs.other_cpu:.1f} "
+               f"CPUs during the two runs (of {os.cpu_count()} here), so both latencies say more about the machine "
+               "than about the servers" if max(ours.other_cpu, theirs.other_cpu) > BUSY_CPUS else "")),
+        Row("2", f"  ours / {peer}: server CPU per command, {clients} clients",
+            ratio(ours.cpu_per_command_ms, theirs.cpu_per_command_ms), None, "x",
+            f"ours {ours.cpu_per_command_ms:.2f} ms, {peer} {theirs.cpu_per_command_ms:.2f} ms: utime + stime of "
+            "the server's process (/proc) over the commands, divided by their number"),
+        Row("2", f"  ours / {peer}: server RSS after the commands, {clients} clients",
+            ratio(ours.rss_after(), theirs.rss_after()), None, "x",
+            f"ours {ours.rss_after():.1f} MB, {peer} {theirs.rss_after():.1f} MB (VmRSS); idle after start "
+            f"{ours.rss[0][1]:.1f} MB and {theirs.rss[0][1]:.1f} MB"),
+    ]
 
 
 # -- 3. firmware -------------------------------------------------------------------------------
@@ -647,13 +707,16 @@ def main() -> None:
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the report as JSON")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--only", metavar="FIGURES", help="these figures only, e.g. 1,8")
+    parser.add_argument("--peers", action="store_true",
+                        help="figure 2 measures boardgame.io 0.50.2 too, in the same run (npm installs it into a "
+                             "temporary folder; Debian's nodejs and npm with apt-get if missing)")
     args = parser.parse_args()
     plan = QUICK if args.quick else FULL
     began = time.perf_counter()
     about = machine()
     figures: list[tuple[str, Callable[[], list[Row]]]] = [
         ("1", lambda: figure_presses(plan, args.seed)),
-        ("2", lambda: figure_live(plan)),
+        ("2", lambda: figure_live(plan, args.peers)),
         ("3", lambda: figure_firmware(plan)),
         ("4", lambda: figure_clock_sync(plan, args.seed)),
         ("5", lambda: figure_store(plan)),
