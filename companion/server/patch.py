@@ -162,7 +162,7 @@ class SharedEncoder:
         hit = self._texts.get(id(value))
         if hit is not None and hit[0] is value:
             return hit[1]
-        if kind is dict and depth < COMPOSED_DEPTH and all(type(k) is str for k in value):
+        if isinstance(value, dict) and depth < COMPOSED_DEPTH and all(type(k) is str for k in value):
             text = "{" + ",".join(_string_text(k) + ":" + self.text(v, depth + 1) for k, v in value.items()) + "}"
         else:
             text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
