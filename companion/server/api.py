@@ -114,11 +114,13 @@ def stream() -> Response:
         return error(viewer, status_for(viewer))
     svc = service()
     table = svc.table
-    seat_cookie = request.cookies.get(SEAT_COOKIE)
-    check = signer()
+    claim = signer().seat_claim(request.cookies.get(SEAT_COOKIE))
 
     def still_seated() -> bool:
-        return viewer.kind != "seat" or check.seat_from_cookie(seat_cookie, table.seat_generation) == viewer.seat
+        """False once the seat was rebound to another phone (or cleared)."""
+        if viewer.kind != "seat":
+            return True
+        return claim is not None and claim[0] == viewer.seat and table.seat_generation(claim[0]) == claim[1]
 
     screen: Screen | None = viewer.seat
     if viewer.kind == "table":

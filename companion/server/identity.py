@@ -35,6 +35,15 @@ class CookieSigner:
 
     def seat_from_cookie(self, value: str | None, current_generation: Callable[[int], int | None]) -> int | None:
         """The seat this cookie holds now, or None (forged, malformed, or the seat moved on)."""
+        claim = self.seat_claim(value)
+        if claim is None:
+            return None
+        seat, generation = claim
+        return seat if current_generation(seat) == generation else None
+
+    def seat_claim(self, value: str | None) -> tuple[int, int] | None:
+        """The seat and token generation a genuine cookie names, whether or not they are current
+        (a stream checks the generation at every message, and the signature only once)."""
         if not value or value.count(".") != 2:
             return None
         seat_text, generation_text, mac = value.split(".")
@@ -43,7 +52,7 @@ class CookieSigner:
         seat, generation = int(seat_text), int(generation_text)
         if not hmac.compare_digest(mac, self._mac(f"seat:{seat}:{generation}")):
             return None
-        return seat if current_generation(seat) == generation else None
+        return seat, generation
 
     def host_cookie(self) -> str:
         return self._mac(f"host:{self._host_key}")

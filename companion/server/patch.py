@@ -20,6 +20,8 @@ from typing import Any
 Path = list[Any]
 Op = list[Any]
 
+SCALARS = (str, int, float, bool, type(None))
+
 COMPOSED_DEPTH = 3
 """How deep a dict's text is put together from its values' texts (below, one json.dumps is faster)."""
 
@@ -95,6 +97,7 @@ class SharedEncoder:
         self._diffs: dict[tuple[int, int], tuple[Any, Any, list[Op]]] = {}
         self._texts: dict[int, tuple[Any, str]] = {}
         self._prefixes: dict[tuple[Any, int], tuple[Op, Op]] = {}
+        self._scalars: dict[tuple[type, Any], list[Op]] = {}
         self._messages: dict[tuple[int, int], tuple[Any, Any, bytes | None]] = {}
 
     def diff(self, old: Any, new: Any) -> list[Op]:
@@ -106,6 +109,16 @@ class SharedEncoder:
             splices = _splices(old, new)
             if splices is not None:
                 return splices
+        if type(new) in SCALARS:
+            # Screens whose own parts moved alike (the log position, a count) get the same
+            # operation object, so prefixing and printing it are shared too.
+            key = (type(new), new)
+            ops = self._scalars.get(key)
+            if ops is None:
+                if len(self._scalars) >= self._size:
+                    self._scalars.clear()
+                ops = self._scalars[key] = [[[], new]]
+            return ops
         return [[[], new]]
 
     def _dict_diff(self, old: dict[str, Any], new: dict[str, Any]) -> list[Op]:
