@@ -12,7 +12,7 @@ simulated playthroughs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
@@ -276,6 +276,9 @@ class GameDefinition(Generic[S]):
     story: Callable[[S, int, RandomSource], Story[S]] | None = None
     seated: Callable[[S, int | None], bool] = field(default=lambda state, seat: True)
     actions: Callable[[S, Viewer], list[Command]] = field(default=lambda state, viewer: [])
+    offers_alike: Callable[[S, Viewer], Hashable] = field(default=lambda state, viewer: str(viewer))
+    """Viewers with the same value here are offered the same actions, allowed or refused alike: the
+    table works them out once per change for all of them (the dice tray's players, for one)."""
     options_schema: Callable[[Mapping[str, Any]], list[dict[str, Any]]] = field(default=lambda defaults: [])
     uses_buzzers: bool = False
     """Phones show their buzzer (and the server measures their delay) while this game runs."""

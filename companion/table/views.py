@@ -9,7 +9,7 @@ is handed out without waiting for the lock the commands hold.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Any, Protocol
 
 from companion.fairness import contributions
@@ -41,7 +41,7 @@ class TableViews:
         self.table = table
         self._lock = lock
         """The table's: a view is built from one consistent moment, never mid-command."""
-        self._views: dict[str, Any] = {}
+        self._views: dict[Hashable, Any] = {}
         self._revision = -1
 
     def forget(self) -> None:
@@ -65,7 +65,7 @@ class TableViews:
                 cached = self._views[key] = self._build(viewer)
             return cached
 
-    def _shared(self, name: str, build: Callable[[], Any]) -> Any:
+    def _shared(self, name: Hashable, build: Callable[[], Any]) -> Any:
         """A part every viewer's view shares (the same object), built once per change."""
         part = self._views.get(name)
         if part is None:
@@ -107,7 +107,9 @@ class TableViews:
             game["undo"] = {"allowed": refusal is None, "reason": refusal}
         if run.undone is not None:
             game["undone"] = run.undone.to_json()
-        game["actions"] = [self._action(run, viewer, c) for c in run.definition.actions(run.state, viewer)]
+        alike = ("#actions", run.definition.offers_alike(run.state, viewer))
+        game["actions"] = self._shared(alike, lambda: [self._action(run, viewer, c)
+                                                       for c in run.definition.actions(run.state, viewer)])
         return game
 
     def _action(self, run: GameRun, viewer: Viewer, command: Command) -> dict[str, Any]:
