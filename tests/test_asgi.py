@@ -152,3 +152,29 @@ def test_every_stream_ends_when_the_service_stops(server: CompanionASGI, web: We
     connection = asyncio.run(scene())
     assert connection.complete, "the response is finished, so the server has nothing to wait for"
     assert len(server.streams) == 0
+
+
+def test_a_quiet_table_still_beats_on_every_stream_and_after_a_change(server: CompanionASGI, web: Web) -> None:
+    """The heartbeat (50 ms here) tells a page its link is alive while nothing happens."""
+    table = web.service.table
+
+    def beats(connection: Connection) -> int:
+        return sum(1 for event, _, _ in connection.events() if event == "alive")
+
+    async def scene() -> Connection:
+        server.streams.bind(asyncio.get_running_loop())
+        connection = Connection()
+        task = asyncio.create_task(server(stream_scope(web, 4), connection.receive, connection.send))
+        while beats(connection) < 3:
+            await asyncio.sleep(0.01)
+        outcome = await asyncio.to_thread(table.handle, Viewer("seat", 4), Command("roll"))
+        while not connection.patched_to(outcome.position):
+            await asyncio.sleep(0.01)
+        after = beats(connection)
+        while beats(connection) < after + 3:
+            await asyncio.sleep(0.01)
+        connection.left.set()
+        await asyncio.wait_for(task, 5)
+        return connection
+
+    asyncio.run(asyncio.wait_for(scene(), 10))

@@ -85,6 +85,7 @@ async def drive(session: StreamSession, streams: LiveStreams, headers: list[tupl
         wake.set()
 
     watcher = loop.create_task(watch())
+    timer: asyncio.TimerHandle | None = None
     streams.add(wake)
     try:
         await send({"type": "http.response.start", "status": 200, "headers": headers})
@@ -97,14 +98,23 @@ async def drive(session: StreamSession, streams: LiveStreams, headers: list[tupl
             if step.done:
                 break
             if not wake.is_set():
-                timer = loop.call_later(step.wait_s, wake.set)
+                # One timer per stream, kept while it rings no later than needed: a wake too early
+                # only steps once more, and a busy table then costs no timer per change.
+                due = loop.time() + step.wait_s
+                if timer is None or timer.cancelled() or timer.when() > due:
+                    if timer is not None:
+                        timer.cancel()
+                    timer = loop.call_at(due, wake.set)
                 await wake.wait()
-                timer.cancel()
+                if timer.when() <= loop.time():
+                    timer = None  # it rang (or is about to, which only steps once more)
         if not gone:
             await send({"type": "http.response.body", "body": b"", "more_body": False})
     finally:
         streams.discard(wake)
         watcher.cancel()
+        if timer is not None:
+            timer.cancel()
         session.close()
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import json
 import marshal
+import math
 from json.encoder import encode_basestring as _string_text
 from typing import Any
 
@@ -81,6 +82,20 @@ def _splices(old: list[Any], new: list[Any]) -> list[Op] | None:
             if kept and all(equal(old[shift + i], new[i]) for i in range(kept)):
                 return [[[], 0, shift, []], [[], kept, n_old - shift - kept, new[kept:]]]
     return None
+
+
+_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+"""Compact JSON with one encoder made once (json.dumps with arguments makes one per call)."""
+
+_CONSTANTS = {None: "null", True: "true", False: "false"}
+
+
+def _scalar_text(value: Any) -> str:
+    if value is None or value is True or value is False:
+        return _CONSTANTS[value]
+    if type(value) is float and math.isfinite(value):
+        return float.__repr__(value)
+    return _dumps(value)
 
 
 class SharedEncoder:
@@ -171,14 +186,14 @@ class SharedEncoder:
         if kind is int:
             return int.__repr__(value)
         if not isinstance(value, dict | list):
-            return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+            return _scalar_text(value)
         hit = self._texts.get(id(value))
         if hit is not None and hit[0] is value:
             return hit[1]
         if isinstance(value, dict) and depth < COMPOSED_DEPTH and all(type(k) is str for k in value):
             text = "{" + ",".join(_string_text(k) + ":" + self.text(v, depth + 1) for k, v in value.items()) + "}"
         else:
-            text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+            text = _dumps(value)
         if len(self._texts) >= self._size:
             self._texts.clear()
         self._texts[id(value)] = (value, text)
