@@ -24,6 +24,9 @@ streams are companion/sim's; loopback only; every loop is bounded in count and t
 
 Usage: .venv/bin/python -m bench.live_latency [--commands 1000] [--commands-large 500]
        [--interval-ms 20] [--only 15|100] [--phones 0..13] [--py-spy PREFIX] [--source DIR] [--peers]
+       [--one-core]
+`--one-core` repeats the 15-client case with every thread of the server pinned to one core and the
+clients on the other (the nearest stand-in for a Pi's slower cores here).
 `--source DIR` runs the companion package found in DIR instead of this tree (e.g. an older commit
 extracted with `git archive REV | tar -x -C DIR`), to compare versions. `--phones` changes how many
 of the clients are seated phones (each has its own view; displays share one). `--py-spy PREFIX`
@@ -128,6 +131,8 @@ class Result:
     elapsed_s: float = 0.0
     """The whole case: start, connect, fire, drain, stop."""
     notes: list[str] = field(default_factory=list)
+    one_core: bool = False
+    """The server ran pinned to one core (taskset), the clients on the others."""
 
     @property
     def peer(self) -> bool:
@@ -139,8 +144,11 @@ class Result:
 
 
 def run_scenario(clients: int, commands: int, interval_s: float, py_spy: str | None, source: Path,
-                 phones: int = SEATS) -> Result:
-    result = Result(clients, commands, phones)
+                 phones: int = SEATS, one_core: bool = False) -> Result:
+    """`one_core`: the service runs pinned to one core and the clients on the others, the nearest
+    stand-in for a Raspberry Pi's slower cores this machine has (the CPU per command then also
+    says what one core does alone)."""
+    result = Result(clients, commands, phones, one_core=one_core)
     phones = min(result.phones, clients)
     displays = clients - phones
     began = time.perf_counter()
@@ -148,7 +156,10 @@ def run_scenario(clients: int, commands: int, interval_s: float, py_spy: str | N
         service = bench_service(Path(tmp), threads=clients + 16, source=source).start()
         reader = Reader()
         spy: subprocess.Popen[bytes] | None = None
+        mine = os.sched_getaffinity(0)
         try:
+            if one_core:
+                pin_to_one_core(service.pid)
             time.sleep(0.5)
             result.rss.append(("idle after start", service.rss_mb()))
             cookies = seat_phones(service, phones)
@@ -183,8 +194,19 @@ def run_scenario(clients: int, commands: int, interval_s: float, py_spy: str | N
                 stop_py_spy(spy)
             reader.close()
             service.stop_cleanly(10)
+            os.sched_setaffinity(0, mine)
     result.elapsed_s = time.perf_counter() - began
     return result
+
+
+def pin_to_one_core(pid: int) -> None:
+    """Every thread of the service on the first core (threads it starts later inherit it), this
+    script's threads started from now on on the others."""
+    cores = sorted(os.sched_getaffinity(0))
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        os.sched_setaffinity(int(task.name), {cores[0]})
+    if len(cores) > 1:
+        os.sched_setaffinity(0, set(cores[1:]))
 
 
 def check_first_views(reader: Reader) -> None:
@@ -540,7 +562,8 @@ def pairs(results: list[Result]) -> list[tuple[Result, Result]]:
 def case(r: Result) -> str:
     if r.peer:
         return f"{r.server}: {r.clients} ({r.phones} players + {r.clients - r.phones} spectators)"
-    return f"{r.clients} clients ({r.phones} phones + {r.clients - r.phones} displays)"
+    pinned = ", server on one core" if r.one_core else ""
+    return f"{r.clients} clients ({r.phones} phones + {r.clients - r.phones} displays){pinned}"
 
 
 def print_ratios(ours: Result, theirs: Result, width: int) -> None:
@@ -628,6 +651,8 @@ def main() -> None:
                         help="seated phones among the clients (default 13; the rest are table displays)")
     parser.add_argument("--source", type=Path, default=ROOT, metavar="DIR",
                         help="run the companion package found in DIR (e.g. an extracted older commit)")
+    parser.add_argument("--one-core", action="store_true",
+                        help="repeat the 15-client case with the server pinned to one core (a Pi's stand-in)")
     parser.add_argument("--peers", action="store_true",
                         help=f"measure {PEER} in the same run, the same way (installed with npm into a temporary "
                              "folder)")
@@ -645,6 +670,9 @@ def main() -> None:
                 continue
             print(f"running {clients} clients, {commands} commands ...", flush=True)
             results.append(run_scenario(clients, commands, interval, args.py_spy, source, args.phones))
+            if clients == 15 and args.one_core:
+                print(f"running {clients} clients, {commands} commands, the server on one core ...", flush=True)
+                results.append(run_scenario(clients, commands, interval, None, source, args.phones, one_core=True))
             if peer is not None:
                 print(f"running {PEER}: {clients} clients, {commands} moves ...", flush=True)
                 try:

@@ -244,6 +244,12 @@ def figure_live(plan: Plan, peers: bool = False) -> list[Row]:
             rows.append(Row("2", f"command -> every client has the new state, {clients} clients",
                             pct(ours.latencies_ms, 50), pct(ours.latencies_ms, 99), "ms",
                             "; ".join(notes + live_notes(ours))))
+            if clients == 15:
+                progress(f"2. the same, the server pinned to one core: {clients} clients, {commands} commands ...")
+                pinned = live_latency.run_scenario(clients, commands, LIVE_INTERVAL_S, None, ROOT, one_core=True)
+                rows.append(Row("2", "  the same, the server pinned to one core (taskset), the clients on the other",
+                                pct(pinned.latencies_ms, 50), pct(pinned.latencies_ms, 99), "ms",
+                                "; ".join(live_notes(pinned))))
             if peer is None:
                 continue
             progress(f"2. {live_latency.PEER}, the same: {clients} clients, {commands} moves ...")
