@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -16,6 +16,8 @@ from companion.games.base import Command, Viewer
 from companion.server.asgi import CompanionASGI, LiveStreams, wsgi_environ
 from companion.server.identity import SEAT_COOKIE
 from tests.support.web import Web, cookie
+
+T = TypeVar("T")
 
 
 @pytest.fixture
@@ -71,6 +73,13 @@ class Connection:
         return any(event == "patch" and ident == str(position) for event, _, ident in self.events())
 
 
+def run(scene: Coroutine[Any, Any, T]) -> T:
+    """The scene on an event loop of its own, in a thread of its own (a test worker's thread may
+    already run one: Playwright's)."""
+    with ThreadPoolExecutor(max_workers=1) as thread:
+        return thread.submit(asyncio.run, scene).result()
+
+
 async def exchange(server: CompanionASGI, request: dict[str, Any], body: bytes = b"") -> Connection:
     connection = Connection(body=body)
     await server(request, connection.receive, connection.send)
@@ -79,7 +88,7 @@ async def exchange(server: CompanionASGI, request: dict[str, Any], body: bytes =
 
 def test_a_request_in_absolute_form_reaches_its_route(server: CompanionASGI) -> None:
     """A phone behind an HTTP proxy asks for "http://host:port/path" (servers must accept it)."""
-    answer = asyncio.run(exchange(server, scope("GET", "http://192.168.1.20:8080/api/status")))
+    answer = run(exchange(server, scope("GET", "http://192.168.1.20:8080/api/status")))
     assert answer.status == 200
     assert "position" in json.loads(b"".join(answer.chunks))
 
@@ -88,7 +97,7 @@ def test_a_body_over_the_limit_is_refused_without_being_read(server: CompanionAS
     position = web.service.table.position
     huge = scope("POST", "/api/commands", headers=[("content-length", str(10 * 1024 * 1024)),
                                                    ("content-type", "application/json")])
-    answer = asyncio.run(exchange(server, huge))
+    answer = run(exchange(server, huge))
     assert answer.status == 413
     assert web.service.table.position == position
 
@@ -129,7 +138,7 @@ def test_the_loop_sends_every_screen_its_own_view_then_each_change(server: Compa
         await asyncio.wait_for(asyncio.gather(*tasks), 5)
         return connections
 
-    connections = asyncio.run(scene())
+    connections = run(scene())
     for connection, seat in zip(connections, (1, 2, None), strict=True):
         assert connection.status == 200 and connection.headers["content-type"].startswith("text/event-stream")
         assert connection.events()[0][0] == "view"
@@ -149,7 +158,7 @@ def test_every_stream_ends_when_the_service_stops(server: CompanionASGI, web: We
         await asyncio.wait_for(task, 5)
         return connection
 
-    connection = asyncio.run(scene())
+    connection = run(scene())
     assert connection.complete, "the response is finished, so the server has nothing to wait for"
     assert len(server.streams) == 0
 
@@ -177,4 +186,4 @@ def test_a_quiet_table_still_beats_on_every_stream_and_after_a_change(server: Co
         await asyncio.wait_for(task, 5)
         return connection
 
-    asyncio.run(asyncio.wait_for(scene(), 10))
+    run(asyncio.wait_for(scene(), 10))

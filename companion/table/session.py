@@ -147,6 +147,9 @@ class Table:
                 raise
             if outcome.ok:
                 self.views.forget()  # built before this command; the publish below moves the revision
+                if with_view:
+                    # The answer shows the table just after this command, whatever comes next.
+                    outcome = replace(outcome, view=self.view(actor))
         if outcome.ok:
             # Observers first: what they keep is part of the views (the round being refereed, a
             # phone forgotten), and a screen must never see the command without it: a phone whose
@@ -154,8 +157,6 @@ class Table:
             try:
                 for observer in list(self.observers):
                     observer(outcome.events)
-                if with_view:
-                    outcome = replace(outcome, view=self.view(actor))
             finally:
                 self.broadcaster.publish(outcome.position)
         else:
