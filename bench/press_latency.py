@@ -19,7 +19,9 @@ A round: the host arms a race, 50-300 ms pass, one press enters; its latency run
 before the press (the pipe write, the FakeBox edge, the POST) to the moment the slowest of the
 14 clients has applied the message showing the round's result. The referee waits on purpose
 after the first press (the grace period: 2 ms, plus 5 ms confirmation + 20 ms report margin when a
-wired source is configured, or the slowest phone's delay); `due_ms` is that part (press sent ->
+wired source is configured, or the slowest phone's delay), and longer while a phone that has not
+pressed might still be sending an earlier press (the decision says when it was due: `due_us`);
+`due_ms` is that part (press sent ->
 decision due), `after_due_ms` the rest (timer, table, log append with fsync, fan-out, client parse).
 """
 
@@ -73,7 +75,8 @@ class Round:
     due_ms: float
     """Press sent -> the referee's decision was due (request in + deliberate wait)."""
     wait_ms: float
-    """The deliberate wait: the decision's grace + the largest press uncertainty."""
+    """The deliberate wait, first press -> due: the decision's grace + the largest press uncertainty,
+    or longer while a phone might still send an earlier press (the decision's `due_us`)."""
     in_ms: float | None
     """Press sent -> its stamp (wired sources: the edge's time on the host timeline)."""
 
@@ -221,11 +224,14 @@ def one_round(clients: Clients, streams: list[QuizStream], host: Connection, pre
     grace_us = int(decision["grace_us"])
     uncertainty_us = max((p["uncertainty_us"] for p in order), default=0)
     first_us = min((p["t_us"] for p in order), default=0)
-    due_s = (first_us + grace_us + uncertainty_us) / 1e6  # referee.due_at_us, on CLOCK_MONOTONIC like perf_counter
+    # When the round keeper found the decision due (on CLOCK_MONOTONIC, like perf_counter): the
+    # referee's grace, or later while a phone might still have been sending an earlier press.
+    due_us = decision.get("due_us", first_us + grace_us + uncertainty_us)
+    due_s = due_us / 1e6
     if settled.get("winner") != f"seat:{seat}":
         run.wrong_winner += 1
     run.rounds.append(Round(
         source=source, every_ms=(slowest - sent) * 1000, due_ms=(due_s - sent) * 1000,
-        wait_ms=(grace_us + uncertainty_us) / 1000,
+        wait_ms=(due_us - first_us) / 1000,
         in_ms=(first_us / 1e6 - sent) * 1000 if source != "phone" and order else None,
     ))

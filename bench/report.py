@@ -213,9 +213,10 @@ def figure_presses(plan: Plan, seed: int) -> list[Row]:
         stamped = f"; press sent -> stamped p50 {percentile(stamp, 50):.2f} ms" if stamp else ""
         rows.append(Row("1", f"press -> decision on all 14 clients: {label}", pct(every, 50), pct(every, 99), "ms",
                         f"{len(rounds)} rounds; {detail}; includes the referee's deliberate wait "
-                        f"(p50 {pct(wait, 50):.1f} ms: grace"
+                        f"(first press -> due, p50 {pct(wait, 50):.1f} ms: grace"
                         + (" 2 ms + 5 ms confirm + 20 ms report margin, + the press's uncertainty" if source != "phone"
                            else ": the slowest phone's measured delay + uncertainty, + this press's uncertainty")
+                        + ", or longer while a phone that has not pressed might still send an earlier press"
                         + f"){stamped}" + ("; " + "; ".join(problems) if problems else "")))
         after = [r.after_due_ms for r in rounds]
         rows.append(Row("1", "  of which after the decision was due", pct(after, 50), pct(after, 99), "ms",

@@ -328,7 +328,10 @@ class RoundKeeper:
             self._alarm.bring_forward(due)  # not due yet (asked early, or a phone moved it later)
             return
         number = current.number
+        # When it was due: the referee's grace, or later while a phone might still have been
+        # sending a press that would come first. What follows is the service's own delay.
         outcome = self.table.handle(SYSTEM, Command("settle", {
-            "round": number, "decision": {**decision.to_json(), "grace_us": grace, "signal": current.signal}}))
+            "round": number, "decision": {**decision.to_json(), "grace_us": grace, "signal": current.signal,
+                                          "due_us": due}}))
         if not outcome.ok:
             log.warning("round %s could not be settled: %s", number, outcome.rejection)
