@@ -4,11 +4,11 @@ decided. The story (story.py) decides; this only records."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from typing import Any
 
 from companion.games.base import Event
 from companion.games.dracula.state import RECENT, Action, Ballot, Choice, Clock, DraculaState, Letter, Player
+from companion.games.frozen import changed
 
 PUBLIC_HAPPENINGS = ("round_dealt", "phase_begun", "voted", "sanctuary_chosen", "positions_posted",
                      "night_resolved", "stance_taken", "final_resolved", "round_ended", "clock_paused",
@@ -17,11 +17,11 @@ PUBLIC_HAPPENINGS = ("round_dealt", "phase_begun", "voted", "sanctuary_chosen", 
 
 
 def _player(state: DraculaState, seat: int, **changes: Any) -> DraculaState:
-    return replace(state, players=tuple(replace(p, **changes) if p.seat == seat else p for p in state.players))
+    return changed(state, players=tuple(changed(p, **changes) if p.seat == seat else p for p in state.players))
 
 
 def _everyone(state: DraculaState, change: Callable[[Player], Player]) -> DraculaState:
-    return replace(state, players=tuple(change(p) for p in state.players))
+    return changed(state, players=tuple(change(p) for p in state.players))
 
 
 def _public_part(kind: str, data: Mapping[str, Any]) -> dict[str, Any]:
@@ -46,7 +46,7 @@ def _public_part(kind: str, data: Mapping[str, Any]) -> dict[str, Any]:
 def _happened(state: DraculaState, event: Event) -> DraculaState:
     if event.type not in PUBLIC_HAPPENINGS:
         return state
-    return replace(state, happenings=(_public_part(event.type, event.data), *state.happenings)[:RECENT])
+    return changed(state, happenings=(_public_part(event.type, event.data), *state.happenings)[:RECENT])
 
 
 def _round_dealt(state: DraculaState, data: Mapping[str, Any]) -> DraculaState:
@@ -58,7 +58,7 @@ def _round_dealt(state: DraculaState, data: Mapping[str, Any]) -> DraculaState:
                       total_halves=p.total_halves)
 
     state = _everyone(state, fresh)
-    return replace(state, round=int(data["round"]), night=1, phase="roles", step=state.step + 1, clock=None,
+    return changed(state, round=int(data["round"]), night=1, phase="roles", step=state.step + 1, clock=None,
                    commitment=str(data["commitment"]),
                    salt=str(data["salt"]), ballots=(), tally=None, sanctuary=(), treasure_rooms=(), waltzes=(),
                    boudoir=frozenset(), tortured=(), torture_answers=frozenset(), disguised=None, pending=None,
@@ -69,14 +69,14 @@ def _round_dealt(state: DraculaState, data: Mapping[str, Any]) -> DraculaState:
 def _phase_begun(state: DraculaState, data: Mapping[str, Any]) -> DraculaState:
     full = data.get("full_us")
     clock = Clock(int(full), int(full), int(data["since_us"])) if full is not None else None
-    state = replace(state, phase=data["phase"], night=int(data.get("night", state.night)), step=state.step + 1,
+    state = changed(state, phase=data["phase"], night=int(data.get("night", state.night)), step=state.step + 1,
                     clock=clock, timed_out=_still_late(state))
-    state = _everyone(state, lambda p: replace(p, ready=False))
+    state = _everyone(state, lambda p: changed(p, ready=False))
     if data["phase"] == "day":
         # A new day: last night's rooms are remembered (the default room), tonight's are unknown.
-        state = _everyone(state, lambda p: replace(p, last_room=p.room or p.last_room, room=None, choice=None,
+        state = _everyone(state, lambda p: changed(p, last_room=p.room or p.last_room, room=None, choice=None,
                                                    action=None, used=None))
-        state = replace(state, ballots=(), tally=None, sanctuary=(), positions=None, tortured=(),
+        state = changed(state, ballots=(), tally=None, sanctuary=(), positions=None, tortured=(),
                         torture_answers=frozenset(), disguised=None)
     return state
 
@@ -88,20 +88,20 @@ def _still_late(state: DraculaState) -> tuple[int, ...]:
 
 def _clock(state: DraculaState, data: Mapping[str, Any], running: bool) -> DraculaState:
     assert state.clock is not None
-    return replace(state, clock=replace(state.clock, left_us=int(data["left_us"]), since_us=int(data["since_us"]),
+    return changed(state, clock=changed(state.clock, left_us=int(data["left_us"]), since_us=int(data["since_us"]),
                                         running=running))
 
 
 def _voted(state: DraculaState, data: Mapping[str, Any]) -> DraculaState:
     ballot = Ballot(int(data["voter"]), int(data["candidate"]), int(data["at_us"]), int(data["sent_us"]),
                     int(data["uncertainty_us"]))
-    return replace(state, ballots=(*state.ballots, ballot))
+    return changed(state, ballots=(*state.ballots, ballot))
 
 
 def _sanctuary_chosen(state: DraculaState, data: Mapping[str, Any]) -> DraculaState:
     chosen = tuple(int(s) for s in data["chosen"])
-    state = _everyone(state, lambda p: replace(p, sanctuary_nights=p.sanctuary_nights + (p.seat in chosen)))
-    return replace(state, sanctuary=chosen, tally=dict(data["tally"]))
+    state = _everyone(state, lambda p: changed(p, sanctuary_nights=p.sanctuary_nights + (p.seat in chosen)))
+    return changed(state, sanctuary=chosen, tally=dict(data["tally"]))
 
 
 def _room_chosen(state: DraculaState, data: Mapping[str, Any]) -> DraculaState:
@@ -115,9 +115,9 @@ def _positions_posted(state: DraculaState, data: Mapping[str, Any]) -> DraculaSt
 
     def placed(p: Player) -> Player:
         used = p.obj if p.choice is not None and p.choice.use and p.seat in rooms else None
-        return replace(p, room=rooms.get(p.seat), used=used, obj=None if used else p.obj)
+        return changed(p, room=rooms.get(p.seat), used=used, obj=None if used else p.obj)
 
-    return replace(_everyone(state, placed), positions={str(s): r for s, r in sorted(rooms.items())})
+    return changed(_everyone(state, placed), positions={str(s): r for s, r in sorted(rooms.items())})
 
 
 def _action_chosen(state: DraculaState, data: Mapping[str, Any]) -> DraculaState:
@@ -132,37 +132,37 @@ def _night_resolved(state: DraculaState, data: Mapping[str, Any]) -> DraculaStat
     news = {int(s): tuple(n) for s, n in data["notices"].items()}
 
     def dawn(p: Player) -> Player:
-        return replace(p, vampire=p.vampire or p.seat in converted, halves=halves.get(p.seat, p.halves),
+        return changed(p, vampire=p.vampire or p.seat in converted, halves=halves.get(p.seat, p.halves),
                        snooped=p.snooped | ({snooped[p.seat]} if p.seat in snooped else set()),
                        news=news.get(p.seat, ()))
 
     state = _everyone(state, dawn)
-    return replace(state, waltzes=tuple((int(a), int(b)) for a, b in data["waltzes"]),
+    return changed(state, waltzes=tuple((int(a), int(b)) for a, b in data["waltzes"]),
                    boudoir=frozenset(int(s) for s in data["boudoir"]), room_log=dict(data["room_log"]),
                    treasure_rooms=tuple(data["treasure_rooms"]), pending=None)
 
 
 def _objects_dealt(state: DraculaState, data: Mapping[str, Any]) -> DraculaState:
     objects = {int(s): kind for s, kind in data["objects"].items()}
-    return _everyone(state, lambda p: replace(p, obj=objects.get(p.seat, p.obj)))
+    return _everyone(state, lambda p: changed(p, obj=objects.get(p.seat, p.obj)))
 
 
 def _letter_sent(state: DraculaState, data: Mapping[str, Any]) -> DraculaState:
     letter = Letter(int(data["number"]), int(data["sender"]), int(data["recipient"]), str(data["kind"]),
                     str(data["title"]), str(data["text"]), int(data["day"]), int(data["round"]), str(data["phase"]))
-    return replace(state, letters=(*state.letters, letter))
+    return changed(state, letters=(*state.letters, letter))
 
 
 def _final_resolved(state: DraculaState, data: Mapping[str, Any]) -> DraculaState:
     dead = {int(s) for s in data["dead"]}
     halves = {int(s): int(h) for s, h in data["halves"].items()}
-    state = _everyone(state, lambda p: replace(p, alive=p.seat not in dead, halves=halves.get(p.seat, p.halves)))
-    return replace(state, final=dict(data))
+    state = _everyone(state, lambda p: changed(p, alive=p.seat not in dead, halves=halves.get(p.seat, p.halves)))
+    return changed(state, final=dict(data))
 
 
 def _round_ended(state: DraculaState, data: Mapping[str, Any]) -> DraculaState:
-    state = _everyone(state, lambda p: replace(p, total_halves=p.total_halves + p.halves))
-    return replace(state, phase="round_over", step=state.step + 1, clock=None, timed_out=_still_late(state),
+    state = _everyone(state, lambda p: changed(p, total_halves=p.total_halves + p.halves))
+    return changed(state, phase="round_over", step=state.step + 1, clock=None, timed_out=_still_late(state),
                    rounds_done=(*state.rounds_done, dict(data)))
 
 
@@ -178,7 +178,7 @@ def _apply(state: DraculaState, event: Event) -> DraculaState:
     if kind in ("clock_resumed", "clock_extended", "clock_held"):
         return _clock(state, data, running=(state.clock is not None and state.clock.running) or kind == "clock_resumed")
     if kind == "phase_timed_out":
-        return replace(state, timed_out=tuple(int(s) for s in data["seats"]), timed_out_step=state.step)
+        return changed(state, timed_out=tuple(int(s) for s in data["seats"]), timed_out_step=state.step)
     if kind == "ready":
         return _player(state, int(data["seat"]), ready=True)
     if kind == "voted":
@@ -189,7 +189,7 @@ def _apply(state: DraculaState, event: Event) -> DraculaState:
         return _room_chosen(state, data)
     if kind == "rooms_settled":
         rooms = {int(seat): room for seat, room in data["rooms"].items()}
-        return _everyone(state, lambda p: replace(p, room=rooms[p.seat]) if p.seat in rooms else p)
+        return _everyone(state, lambda p: changed(p, room=rooms[p.seat]) if p.seat in rooms else p)
     if kind == "room_settled":
         return _player(state, int(data["seat"]), room=data["room"], ready=True)
     if kind == "positions_posted":
@@ -197,13 +197,13 @@ def _apply(state: DraculaState, event: Event) -> DraculaState:
     if kind == "action_chosen":
         return _action_chosen(state, data)
     if kind == "torture_asked":
-        return replace(state, tortured=tuple(int(s) for s in data["seats"]), torture_answers=frozenset())
+        return changed(state, tortured=tuple(int(s) for s in data["seats"]), torture_answers=frozenset())
     if kind == "disguise_chosen":
         answered = int(data["seat"])
-        state = replace(state, torture_answers=state.torture_answers | {answered})
-        return replace(state, disguised=bool(data["human"])) if answered == state.dracula else state
+        state = changed(state, torture_answers=state.torture_answers | {answered})
+        return changed(state, disguised=bool(data["human"])) if answered == state.dracula else state
     if kind == "night_prepared":
-        return replace(state, pending=dict(data))
+        return changed(state, pending=dict(data))
     if kind == "night_resolved":
         return _night_resolved(state, data)
     if kind == "objects_dealt":
@@ -220,7 +220,7 @@ def _apply(state: DraculaState, event: Event) -> DraculaState:
     if kind == "round_ended":
         return _round_ended(state, data)
     if kind == "series_ended":
-        return replace(state, phase="over", clock=None)
+        return changed(state, phase="over", clock=None)
     raise ValueError(f"unknown Dracula event {kind!r}")
 
 

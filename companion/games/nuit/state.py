@@ -104,8 +104,11 @@ class Tower:
         return f"tower-{self.number}-{self.content or self.found}"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Player:
+    """A player's ledger. Without slots: most events copy a player, and a copy of an attribute
+    dictionary is cheap (companion/games/frozen.py)."""
+
     seat: int
     name: str
     bottles: int = 0
