@@ -1,4 +1,5 @@
-"""Random complete series of Dracula on the pure rules, for the property tests.
+"""Random complete series of Dracula, played on the pure rules (no table, no store): the property
+tests' engine, the browser tests' source of real positions, and the rules' speed in the benchmarks.
 
 Every command a player, the host or the system might send is taken from the game's own `actions`
 (the screens' choices), checked by `validate` and decided; time passes between commands, and a
