@@ -22,102 +22,107 @@ def _happened(state: NuitState, kind: str, data: Mapping[str, Any]) -> tuple[Map
 
 
 def evolve(state: NuitState, event: Event) -> NuitState:
-    new = _evolve(state, event)
-    return changed(new, step=state.step + 1)
+    """One copy of the state per event: the event's handler says which fields it changes, and the
+    step counts the event."""
+    return changed(state, **_changes(state, event), step=state.step + 1)
 
 
-def _evolve(state: NuitState, event: Event) -> NuitState:
+Changes = dict[str, Any]
+"""The fields an event changes, with their new values."""
+
+
+def _changes(state: NuitState, event: Event) -> Changes:
     data = event.data
     kind = event.type
     if kind == "start_rolled":
         rolls = {**state.start["rolls"], str(data["seat"]): {k: data[k] for k in ("red", "black", "total")}}
-        return changed(state, start={**state.start, "rolls": rolls})
+        return dict(start={**state.start, "rolls": rolls})
     if kind == "start_tied":
-        return changed(state, start={"round": data["round"] + 1, "contenders": list(data["seats"]), "rolls": {},
-                                     "last": dict(state.start["rolls"])},
-                       happenings=_happened(state, "start_tied", {"seats": list(data["seats"])}))
+        return dict(start={"round": data["round"] + 1, "contenders": list(data["seats"]), "rolls": {},
+                           "last": dict(state.start["rolls"])},
+                    happenings=_happened(state, "start_tied", {"seats": list(data["seats"])}))
     if kind == "start_decided":
-        return changed(state, phase="turn", current=data["seat"], order=tuple(data["order"]),
-                       turn={"stage": "choose", "seat": data["seat"]}, turns=1,
-                       happenings=_happened(state, "starts", {"seat": data["seat"], "total": data["total"]}))
+        return dict(phase="turn", current=data["seat"], order=tuple(data["order"]),
+                    turn={"stage": "choose", "seat": data["seat"]}, turns=1,
+                    happenings=_happened(state, "starts", {"seat": data["seat"], "total": data["total"]}))
     if kind == "bottles_taken":
         player = state.player(data["seat"])
         taken = data["taken"]
-        return changed(state, players=_with_player(state, player.seat, bottles=player.bottles + taken),
-                       reserve=state.reserve - taken,
-                       happenings=_happened(state, "bottles_taken", {k: data[k] for k in ("seat", "taken", "cause")}))
+        return dict(players=_with_player(state, player.seat, bottles=player.bottles + taken),
+                    reserve=state.reserve - taken,
+                    happenings=_happened(state, "bottles_taken", {k: data[k] for k in ("seat", "taken", "cause")}))
     if kind == "bottles_paid":
         player = state.player(data["seat"])
         paid = data["paid"]
-        return changed(state, players=_with_player(state, player.seat, bottles=player.bottles - paid),
-                       reserve=state.reserve + paid,
-                       happenings=_happened(state, "bottles_paid", {k: data[k] for k in ("seat", "paid", "cause")}))
+        return dict(players=_with_player(state, player.seat, bottles=player.bottles - paid),
+                    reserve=state.reserve + paid,
+                    happenings=_happened(state, "bottles_paid", {k: data[k] for k in ("seat", "paid", "cause")}))
     if kind == "magic_taken":
         player = state.player(data["seat"])
         display = tuple(c for c in state.display if c != data["card"])
         move = state.move
         if data["cause"] == "onion":
             move = {**move, "bonus": move["bonus"] - 1}
-        return changed(state, display=display, move=move,
-                       players=_with_player(state, player.seat, hand=(*player.hand, data["card"])),
-                       happenings=_happened(state, "magic_taken", {k: data[k] for k in ("seat", "card", "cause")}))
+        return dict(display=display, move=move,
+                    players=_with_player(state, player.seat, hand=(*player.hand, data["card"])),
+                    happenings=_happened(state, "magic_taken", {k: data[k] for k in ("seat", "card", "cause")}))
     if kind == "display_refilled":
-        return changed(state, deck=state.deck[1:], display=(*state.display, data["card"]),
-                       magic_seen=state.magic_seen | {data["card"]})
+        return dict(deck=state.deck[1:], display=(*state.display, data["card"]),
+                    magic_seen=state.magic_seen | {data["card"]})
     if kind == "magic_returned":
         player = state.player(data["seat"])
         hand = tuple(c for c in player.hand if c not in data["cards"])
-        return changed(state, deck=(*state.deck, *data["cards"]),
-                       players=_with_player(state, player.seat, hand=hand),
-                       happenings=_happened(state, "magic_returned", {k: data[k] for k in ("seat", "cards", "cause")}))
+        return dict(deck=(*state.deck, *data["cards"]),
+                    players=_with_player(state, player.seat, hand=hand),
+                    happenings=_happened(state, "magic_returned", {k: data[k] for k in ("seat", "cards", "cause")}))
     if kind == "fate_drawn":
         colour = state.colours.index(data["colour"])
         stacks = tuple((*s[1:], s[0]) if i == colour else s for i, s in enumerate(state.stacks))
-        return changed(state, stacks=stacks, fate_drawn=(*state.fate_drawn, data["card"]),
-                       happenings=_happened(state, "fate_drawn", {k: data[k] for k in ("seat", "colour", "card",
-                                                                                       "cause")}))
+        return dict(stacks=stacks, fate_drawn=(*state.fate_drawn, data["card"]),
+                    happenings=_happened(state, "fate_drawn", {k: data[k] for k in ("seat", "colour", "card",
+                                                                                    "cause")}))
     if kind == "tower_peeked":
         peek = (data["seat"], data["tower"])
         peeks = state.peeks if peek in state.peeks else (*state.peeks, peek)
-        return changed(state, peeks=peeks,
-                       happenings=_happened(state, "tower_peeked", {"seat": data["seat"], "tower": data["tower"]}))
+        return dict(peeks=peeks,
+                    happenings=_happened(state, "tower_peeked", {"seat": data["seat"], "tower": data["tower"]}))
     if kind == "tower_opened":
         content = data["content"]
         towers = tuple(changed(t, opened=True, content=content, found=content) if t.number == data["tower"] else t
                        for t in state.towers)
-        return changed(state, towers=towers, happenings=_happened(state, "tower_opened", {
+        return dict(towers=towers, happenings=_happened(state, "tower_opened", {
             k: data[k] for k in ("seat", "tower", "content")}))
     if kind == "onion_taken":
         player = state.player(data["seat"])
         towers = tuple(changed(t, content=None) if t.number == data["tower"] else t for t in state.towers)
-        return changed(state, towers=towers, players=_with_player(state, player.seat, onions=player.onions + 1))
+        return dict(towers=towers, players=_with_player(state, player.seat, onions=player.onions + 1))
     if kind == "player_moved":
-        return changed(state, players=_with_player(state, data["seat"], location=data["to"]),
-                       happenings=_happened(state, "moved", {k: data[k] for k in ("seat", "to", "cause")}))
+        return dict(players=_with_player(state, data["seat"], location=data["to"]),
+                    happenings=_happened(state, "moved", {k: data[k] for k in ("seat", "to", "cause")}))
     if kind in _TURN_EVENTS:
         return _TURN_EVENTS[kind](state, data)
     if kind == "game_won":
-        return changed(state, phase="over", winner=data["seat"], current=None, turn={},
-                       happenings=_happened(state, "won", {"seat": data["seat"], "tower": data["tower"]}))
+        return dict(phase="over", winner=data["seat"], current=None, turn={},
+                    happenings=_happened(state, "won", {"seat": data["seat"], "tower": data["tower"]}))
     raise ValueError(f"la nuit des vampires has no event {kind!r}")
 
 
-def _turn_passed(state: NuitState, data: Mapping[str, Any]) -> NuitState:
-    return changed(state, current=data["seat"], turn={"stage": "choose", "seat": data["seat"]}, move={},
-                   duel=None, turns=state.turns + 1)
+def _turn_passed(state: NuitState, data: Mapping[str, Any]) -> Changes:
+    return dict(current=data["seat"], turn={"stage": "choose", "seat": data["seat"]}, move={},
+                duel=None, turns=state.turns + 1)
 
 
-def _asked(state: NuitState, data: Mapping[str, Any]) -> NuitState:
-    return changed(state, turn={"stage": data["choice"], **{k: v for k, v in data.items() if k != "choice"}})
+def _asked(state: NuitState, data: Mapping[str, Any]) -> Changes:
+    return dict(turn={"stage": data["choice"], **{k: v for k, v in data.items() if k != "choice"}})
 
 
-def _move_begun(state: NuitState, data: Mapping[str, Any]) -> NuitState:
-    return changed(state, turn={"stage": "moving", "seat": data["seat"]},
-                   move={"played": 0, "tempo": 0, "bonus": data["bonus"], "from": data["from"]},
-                   happenings=_happened(state, "move_begun", {"seat": data["seat"]}))
+def _move_begun(state: NuitState, data: Mapping[str, Any]) -> Changes:
+    return dict(turn={"stage": "moving", "seat": data["seat"]},
+                move={"played": 0, "tempo": 0, "bonus": data["bonus"], "from": data["from"]},
+                happenings=_happened(state, "move_begun", {"seat": data["seat"]}))
 
 
-def _magic_played(state: NuitState, data: Mapping[str, Any]) -> NuitState:
+def _magic_played(state: NuitState, data: Mapping[str, Any]) -> Changes:
     """N-L3: a used card goes under the deck; it counts toward N-L2 unless it is a duel card."""
     player = state.player(data["seat"])
     card = data["card"]
@@ -136,69 +141,69 @@ def _magic_played(state: NuitState, data: Mapping[str, Any]) -> NuitState:
     if state.duel is not None and data["kind"].startswith("duel_"):
         played = {**state.duel["played"], str(data["seat"]): [*state.duel["played"][str(data["seat"])], card]}
         changes["duel"] = {**state.duel, "played": played}
-    return changed(state, **changes)
+    return changes
 
 
-def _magic_stolen(state: NuitState, data: Mapping[str, Any]) -> NuitState:
+def _magic_stolen(state: NuitState, data: Mapping[str, Any]) -> Changes:
     thief, victim = state.player(data["seat"]), state.player(data["from"])
     players = tuple(changed(p, hand=(*p.hand, data["card"])) if p.seat == thief.seat
                     else changed(p, hand=tuple(c for c in p.hand if c != data["card"])) if p.seat == victim.seat
                     else p for p in state.players)
-    return changed(state, players=players,
-                   happenings=_happened(state, "magic_stolen", {k: data[k] for k in ("seat", "from", "card")}))
+    return dict(players=players,
+                happenings=_happened(state, "magic_stolen", {k: data[k] for k in ("seat", "from", "card")}))
 
 
-def _dice_rolled(state: NuitState, data: Mapping[str, Any]) -> NuitState:
-    return changed(state, last_roll=dict(data), happenings=_happened(state, "dice_rolled", dict(data)))
+def _dice_rolled(state: NuitState, data: Mapping[str, Any]) -> Changes:
+    return dict(last_roll=dict(data), happenings=_happened(state, "dice_rolled", dict(data)))
 
 
-def _duel_begun(state: NuitState, data: Mapping[str, Any]) -> NuitState:
+def _duel_begun(state: NuitState, data: Mapping[str, Any]) -> Changes:
     attacker, defender = data["attacker"], data["defender"]
     duel = {"attacker": attacker, "defender": defender, "at": data["at"], "round": 1,
             "dice": {str(attacker): "red", str(defender): "black"},
             "played": {str(attacker): [], str(defender): []}, "ready": [], "rolls": None, "winner": None}
-    return changed(state, duel=duel, turn={"stage": "duel", "seat": attacker},
-                   happenings=_happened(state, "duel_begun", dict(data)))
+    return dict(duel=duel, turn={"stage": "duel", "seat": attacker},
+                happenings=_happened(state, "duel_begun", dict(data)))
 
 
-def _duel_ready(state: NuitState, data: Mapping[str, Any]) -> NuitState:
+def _duel_ready(state: NuitState, data: Mapping[str, Any]) -> Changes:
     assert state.duel is not None
-    return changed(state, duel={**state.duel, "ready": [*state.duel["ready"], data["seat"]]})
+    return dict(duel={**state.duel, "ready": [*state.duel["ready"], data["seat"]]})
 
 
-def _duel_rolled(state: NuitState, data: Mapping[str, Any]) -> NuitState:
+def _duel_rolled(state: NuitState, data: Mapping[str, Any]) -> Changes:
     assert state.duel is not None
-    return changed(state, duel={**state.duel, "rolls": dict(data["rolls"])},
-                   happenings=_happened(state, "duel_rolled", dict(data)))
+    return dict(duel={**state.duel, "rolls": dict(data["rolls"])},
+                happenings=_happened(state, "duel_rolled", dict(data)))
 
 
-def _duel_tied(state: NuitState, data: Mapping[str, Any]) -> NuitState:
+def _duel_tied(state: NuitState, data: Mapping[str, Any]) -> Changes:
     """N-D2: the two swap dice and roll again; each may play a duel card again."""
     duel = state.duel
     assert duel is not None
     dice = {seat: "black" if die == "red" else "red" for seat, die in duel["dice"].items()}
-    return changed(state, duel={**duel, "round": duel["round"] + 1, "dice": dice,
-                                "played": {seat: [] for seat in duel["played"]}, "ready": [], "rolls": None,
-                                "tied": dict(duel["rolls"] or {})})
+    return dict(duel={**duel, "round": duel["round"] + 1, "dice": dice,
+                      "played": {seat: [] for seat in duel["played"]}, "ready": [], "rolls": None,
+                      "tied": dict(duel["rolls"] or {})})
 
 
-def _duel_won(state: NuitState, data: Mapping[str, Any]) -> NuitState:
+def _duel_won(state: NuitState, data: Mapping[str, Any]) -> Changes:
     assert state.duel is not None
-    return changed(state, duel={**state.duel, "winner": data["winner"], "loser": data["loser"]},
-                   happenings=_happened(state, "duel_won", {k: data[k] for k in ("winner", "loser")}))
+    return dict(duel={**state.duel, "winner": data["winner"], "loser": data["loser"]},
+                happenings=_happened(state, "duel_won", {k: data[k] for k in ("winner", "loser")}))
 
 
-def _noted(kind: str) -> Callable[[NuitState, Mapping[str, Any]], NuitState]:
+def _noted(kind: str) -> Callable[[NuitState, Mapping[str, Any]], Changes]:
     """An event that changes nothing but the table's list of what happened."""
-    return lambda state, data: changed(state, happenings=_happened(state, kind, dict(data)))
+    return lambda state, data: dict(happenings=_happened(state, kind, dict(data)))
 
 
-def _flew(state: NuitState, data: Mapping[str, Any]) -> NuitState:
-    return changed(state, players=_with_player(state, data["seat"], location=data["to"]),
-                   happenings=_happened(state, "flew", dict(data)))
+def _flew(state: NuitState, data: Mapping[str, Any]) -> Changes:
+    return dict(players=_with_player(state, data["seat"], location=data["to"]),
+                happenings=_happened(state, "flew", dict(data)))
 
 
-_TURN_EVENTS: dict[str, Callable[[NuitState, Mapping[str, Any]], NuitState]] = {
+_TURN_EVENTS: dict[str, Callable[[NuitState, Mapping[str, Any]], Changes]] = {
     "turn_passed": _turn_passed,
     "asked": _asked,
     "move_begun": _move_begun,

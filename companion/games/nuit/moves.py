@@ -21,7 +21,6 @@ from companion.games.nuit.rules import (
     peek_tower,
     still_to_roll,
     take_bottles,
-    take_magic,
 )
 from companion.games.nuit.state import COURTYARD, OUBLIETTES, START, NuitState
 from companion.games.nuit.turn import (
@@ -166,7 +165,7 @@ _TAKE_CAUSES = {"moving": "onion", "split": "replenish", "pick": "fate", "reward
 def _tell_take(story: NuitTurn, seat: int, args: Args) -> None:
     stage = story.state.stage()
     pips = story.state.turn.get("pips", 0)
-    story.apply(take_magic(story.state, seat, args["card"], _TAKE_CAUSES[str(stage)]))
+    story.take_magic(seat, args["card"], _TAKE_CAUSES[str(stage)])
     if stage == "split":
         story.split(seat, pips - 2)
     elif stage == "pick":
@@ -315,7 +314,7 @@ def _check_open(state: NuitState, seat: int, args: Args) -> Rejection | None:
 
 
 def _tell_open(story: NuitTurn, seat: int, args: Args) -> None:
-    story.apply(open_tower(story.state, seat, args["tower"], args.get("found")))
+    story.open_tower(seat, args["tower"], args.get("found"))
     if story.state.phase == "turn":
         story.end_turn()
 

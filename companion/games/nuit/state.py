@@ -182,6 +182,11 @@ class NuitState(Seated[Player]):
     def stage(self) -> str | None:
         return self.turn.get("stage")
 
+    def seated(self, seat: int | None) -> bool:
+        """Whether `seat` plays: every seat is in the playing order from the setup on, and a look
+        in that tuple is much cheaper than a walk over the players (every command asks it)."""
+        return seat in self.order
+
     def tower(self, number: int) -> Tower:
         return self.towers[number - 1]
 

@@ -40,13 +40,13 @@ FOUND = ("tomato", "onion")
 def card_in_hand(state: NuitState, seat: int, card: Any, *kinds: str) -> Rejection | None:
     if not whole(card) or card not in state.player(seat).hand:
         return Rejection("not_in_hand")
-    if kinds and not any(state.magic[card].kind.startswith(k) for k in kinds):
+    if kinds and not state.magic[card].kind.startswith(kinds):
         return Rejection("not_that_card")
     return None
 
 
 def held(state: NuitState, seat: int, *kinds: str) -> list[int]:
-    return [c for c in state.player(seat).hand if any(state.magic[c].kind.startswith(k) for k in kinds)]
+    return [c for c in state.player(seat).hand if state.magic[c].kind.startswith(kinds)]
 
 
 def elixir_bottles(state: NuitState, seat: int) -> int:
