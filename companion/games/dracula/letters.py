@@ -81,7 +81,7 @@ def _common_problem(post: Post, sender: int, recipient: int, kind: str) -> str |
         return "unknown_kind"
     if sender == recipient:
         return "cannot_write_to_yourself"
-    if post.phase not in OPEN_PHASES:
+    if not writing_time(post.phase):
         return "no_messages_now"
     if sender not in post.living or sender in post.fled:
         return "muted"
@@ -126,8 +126,22 @@ def write_problem(post: Post, sender: int, recipient: int, kind: str) -> str | N
 
 def recipients(post: Post, sender: int) -> list[tuple[int, str]]:
     """What `sender`'s write form offers now: every (recipient, kind) that write_problem allows."""
+    if silenced(post, sender):
+        return []
     return [(recipient, kind) for recipient in sorted(post.players) for kind in KINDS
             if write_problem(post, sender, recipient, kind) is None]
+
+
+def silenced(post: Post, sender: int) -> bool:
+    """`sender` may write to nobody now, whatever the message: write_problem refuses every one of
+    their messages (most of a round passes so: the night, a human in the final phase)."""
+    return sender not in post.players or not writing_time(post.phase) or sender not in post.living or \
+        sender in post.fled or (post.phase == "final" and sender not in post.vampires)
+
+
+def writing_time(phase: str) -> bool:
+    """D-2: players write to each other by day and in the final phase, never from dusk to dawn."""
+    return phase in OPEN_PHASES
 
 
 def _reserved(title: str) -> bool:

@@ -24,7 +24,7 @@ from typing import Any
 from companion.games.base import SYSTEM, Command, Deadline, Event, Secret, Viewer
 from companion.games.dracula import letters as letter_rules
 from companion.games.dracula import night as night_rules
-from companion.games.dracula.moves import action_problem, post_of
+from companion.games.dracula.moves import action_problem, post_of, post_phase
 from companion.games.dracula.options import ROOMS, unverified
 from companion.games.dracula.rules import eligible, human_map_users, small_table
 from companion.games.dracula.state import CLOCKED, DraculaState, Player
@@ -210,6 +210,8 @@ def sheet(state: DraculaState, p: Player) -> dict[str, Any]:
 
 def may_write(state: DraculaState, seat: int) -> list[tuple[int, str]]:
     """Whom this player may write to now, and what (the phone's form and the actions both ask)."""
+    if not letter_rules.writing_time(post_phase(state)):
+        return []  # nobody writes from dusk to dawn: the night's phases need no look at the post
     key = f"may_write {seat}"
     if key not in state.wall:
         state.wall[key] = letter_rules.recipients(post_of(state), seat)
