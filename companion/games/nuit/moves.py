@@ -16,7 +16,7 @@ from companion.games.base import Args, Move, Rejection, Viewer, anyone
 from companion.games.nuit.options import BRIDGES, ELIXIRS
 from companion.games.nuit.rules import (
     give_back_magic,
-    open_tower,
+    open_tower_refusal,
     pay_bottles,
     peek_tower,
     still_to_roll,
@@ -309,8 +309,7 @@ def _tell_pay(story: NuitTurn, seat: int, args: Args) -> None:
 def _check_open(state: NuitState, seat: int, args: Args) -> Rejection | None:
     if state.physical and args.get("found") not in FOUND:
         return Rejection("say_what_was_found")
-    outcome = open_tower(state, seat, args.get("tower"), args.get("found"))  # type: ignore[arg-type]
-    return outcome if isinstance(outcome, Rejection) else None
+    return open_tower_refusal(state, seat, args.get("tower"), args.get("found"))  # type: ignore[arg-type]
 
 
 def _tell_open(story: NuitTurn, seat: int, args: Args) -> None:

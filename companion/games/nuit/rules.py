@@ -195,11 +195,12 @@ def open_tower(state: NuitState, seat: int, number: int, found: str | None = Non
     """N-C3 / N-E1: the content is shown to everyone (ambiguity 14). The tomato wins at once and the
     seal is opened; an onion is taken (the tower stays empty) and its finder goes to the oubliettes.
     With physical towers the table says what was found (`found`)."""
-    return _open_tower_refusal(state, seat, number, found) or \
+    return open_tower_refusal(state, seat, number, found) or \
         _story_of(state, lambda story: story.open_tower(seat, number, found))
 
 
-def _open_tower_refusal(state: NuitState, seat: int, number: int, found: str | None) -> Rejection | None:
+def open_tower_refusal(state: NuitState, seat: int, number: int, found: str | None) -> Rejection | None:
+    """Why `open_tower` would refuse (None when it would not), without telling its events."""
     refused = _tower_refusal(state, seat, number)
     if refused:
         return refused
@@ -279,7 +280,7 @@ class LedgerStory(Story[NuitState]):
     def open_tower(self, seat: int, number: int, found: str | None = None) -> Rejection | None:
         """`open_tower` told in this story (see `take_magic`)."""
         state = self.state
-        refused = _open_tower_refusal(state, seat, number, found)
+        refused = open_tower_refusal(state, seat, number, found)
         if refused:
             return refused
         content = _found(state, number, found)

@@ -9,6 +9,7 @@ its peeker alone (N-F5). The children's assist lists the fate cards drawn so far
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from itertools import combinations
 from typing import Any
 
@@ -166,16 +167,26 @@ def _takes(state: NuitState) -> list[Command]:
     return [Command("take", {"card": c}) for c in state.display]
 
 
+MOVE, REPLENISH, SKIP = Command("move"), Command("replenish"), Command("skip")
+"""Commands with nothing of the state in them are made once (commands are values)."""
+
+
+@cache
+def _stops(colours: tuple[str, ...]) -> tuple[Command, ...]:
+    """Every place a move may stop at, for each length of move: the same for every move of a game."""
+    return tuple(Command("stop", {"spaces": n, "at": at}) for at in (*colours, COURTYARD) for n in MOVE_SPACES)
+
+
 def _stage_commands(state: NuitState, me: int) -> list[Command]:
     stage = state.stage()
     turn = state.turn
     player = state.player(me)
     if stage == "choose":
         if player.location != OUBLIETTES:
-            return [Command("move"), Command("replenish")]
+            return [MOVE, REPLENISH]
         return [Command("move", {"way": "bribe"}), Command("move", {"way": "roll"}),
                 *(Command("move", {"way": "bridge", "card": c}) for c in _of_kind(state, me, "bridge")),
-                Command("replenish")]
+                REPLENISH]
     if stage == "moving":
         commands = _takes(state) if state.move.get("bonus", 0) > 0 else []
         for card in player.hand:
@@ -188,27 +199,26 @@ def _stage_commands(state: NuitState, me: int) -> list[Command]:
                 commands += [Command("play", {"card": card, "from": other.seat, "take": taken})
                              for other in state.players if other.seat != me for taken in other.hand
                              if state.magic[taken].kind != "glove"]
-        return commands + [Command("stop", {"spaces": n, "at": at})
-                           for at in (*state.colours, COURTYARD) for n in MOVE_SPACES]
+        return [*commands, *_stops(tuple(state.options["fate_colours"]))]
     if stage == "meet":
-        return [*(Command("duel", {"seat": s}) for s in turn["seats"]), Command("skip")]
+        return [*(Command("duel", {"seat": s}) for s in turn["seats"]), SKIP]
     if stage == "duel":
         return [*(Command("duel_card", {"card": c}) for c in _of_kind(state, me, "duel_")), Command("ready")]
     if stage in ("reward", "pick", "split"):
-        return [*_takes(state), Command("skip")]
+        return [*_takes(state), SKIP]
     if stage == "push":
-        return [*(Command("push", {"to": colour}) for colour in state.colours), Command("skip")]
+        return [*(Command("push", {"to": colour}) for colour in state.colours), SKIP]
     if stage == "give_back":
         count = min(turn["count"], len(player.hand))
         return [Command("give_back", {"cards": list(cards)}) for cards in combinations(player.hand, count)]
     if stage == "flying":
         closed = [t.number for t in state.towers if not t.opened]
         return [*(Command("fly", {"to": colour}) for colour in state.colours),
-                *(Command("peek", {"tower": n}) for n in closed), Command("skip")]
+                *(Command("peek", {"tower": n}) for n in closed), SKIP]
     if stage == "fate":
-        return [Command("draw_fate"), Command("skip")]
+        return [Command("draw_fate"), SKIP]
     if stage == "debt":
-        return [Command("pay"), Command("skip")]
+        return [Command("pay"), SKIP]
     if stage == "tower":
         closed = [t.number for t in state.towers if not t.opened]
         if state.physical:
