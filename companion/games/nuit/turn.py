@@ -77,7 +77,15 @@ def duel_sides(state: NuitState) -> list[int]:
 
 
 def waiting_for(state: NuitState) -> list[int]:
-    """Who the turn waits for now."""
+    """Who the turn waits for now. Worked out once per state (kept in its `wall`): the check of
+    every command a screen offers asks it."""
+    waiting = state.wall.get("waiting")
+    if waiting is None:
+        waiting = state.wall["waiting"] = _waiting_for(state)
+    return list(waiting)
+
+
+def _waiting_for(state: NuitState) -> list[int]:
     if state.phase == "start_roll":
         return still_to_roll(state)
     if state.phase != "turn":
