@@ -30,6 +30,7 @@ from companion.games.nuit.turn import (
     TEMPO_SPACES,
     WAYS_OUT,
     NuitTurn,
+    awaits,
     card_in_hand,
     others_at,
     player_name,
@@ -355,13 +356,12 @@ def _tell_start_roll(story: NuitTurn, actor: Viewer, args: Args) -> None:
 
 def _awaited(state: NuitState, actor: Viewer) -> Rejection | None:
     """The turn waits on one seat (both sides of a duel at once)."""
-    waiting = waiting_for(state)
-    if actor.seat in waiting:
+    if awaits(state, actor.seat):
         return None
     duel = state.duel
     if state.stage() == "duel" and duel and actor.seat in (duel["attacker"], duel["defender"]):
         return Rejection("already_ready")
-    return Rejection("waiting_for", {"name": ", ".join(player_name(state, s) for s in waiting)})
+    return Rejection("waiting_for", {"name": ", ".join(player_name(state, s) for s in waiting_for(state))})
 
 
 SeatCheck = Callable[[NuitState, int, Args], Rejection | None]

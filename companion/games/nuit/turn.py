@@ -77,12 +77,22 @@ def duel_sides(state: NuitState) -> list[int]:
 
 
 def waiting_for(state: NuitState) -> list[int]:
-    """Who the turn waits for now. Worked out once per state (kept in its `wall`): the check of
-    every command a screen offers asks it."""
-    waiting = state.wall.get("waiting")
+    """Who the turn waits for now."""
+    return list(_waiting(state))
+
+
+def awaits(state: NuitState, seat: int | None) -> bool:
+    """Whether the turn waits for `seat` now."""
+    return seat in _waiting(state)
+
+
+def _waiting(state: NuitState) -> list[int]:
+    """Worked out once per state (kept in its `wall`): the check of every command a screen offers
+    asks it. The list is the cache's own: never changed."""
+    waiting: list[int] | None = state.wall.get("waiting")
     if waiting is None:
         waiting = state.wall["waiting"] = _waiting_for(state)
-    return list(waiting)
+    return waiting
 
 
 def _waiting_for(state: NuitState) -> list[int]:

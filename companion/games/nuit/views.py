@@ -18,7 +18,7 @@ from companion.games.lines import log_line
 from companion.games.nuit.options import DEFAULTS, ELIXIRS, UNVERIFIED
 from companion.games.nuit.rules import GAME_ID, SEAL_NAME, still_to_roll
 from companion.games.nuit.state import COURTYARD, OUBLIETTES, NuitState, Player, Tower
-from companion.games.nuit.turn import BRIDGE_USES, FOUND, MOVE_SPACES, TEMPO_SPACES, waiting_for
+from companion.games.nuit.turn import BRIDGE_USES, FOUND, MOVE_SPACES, TEMPO_SPACES, awaits, waiting_for
 from companion.games.offers import offered
 from companion.games.picture import shared_picture
 
@@ -153,7 +153,7 @@ def actions(state: NuitState, viewer: Viewer) -> list[Command]:
     if state.phase != "turn" or viewer.kind != "seat" or me is None or not state.seated(me):
         return []
     commands = [offered("cash", card=c) for c in state.player(me).hand if state.magic[c].kind in ELIXIRS]
-    if me not in waiting_for(state):
+    if not awaits(state, me):
         if state.stage() == "meet" and me in state.turn.get("seats", []):
             commands.insert(0, offered("duel", seat=me))  # N-T2: standing there, call the duel
         return commands
