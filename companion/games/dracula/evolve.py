@@ -15,9 +15,9 @@ from companion.games.base import Event
 from companion.games.dracula.state import RECENT, Action, Ballot, Choice, Clock, DraculaState, Letter, Player
 from companion.games.frozen import changed
 
-PUBLIC_HAPPENINGS = ("round_dealt", "phase_begun", "voted", "sanctuary_chosen", "positions_posted",
-                     "night_resolved", "stance_taken", "final_resolved", "round_ended", "clock_paused",
-                     "clock_resumed", "clock_extended", "phase_timed_out")
+PUBLIC_HAPPENINGS = frozenset({"round_dealt", "phase_begun", "voted", "sanctuary_chosen", "positions_posted",
+                               "night_resolved", "stance_taken", "final_resolved", "round_ended", "clock_paused",
+                               "clock_resumed", "clock_extended", "phase_timed_out"})
 """The events the screens list (their public part only: see `_public_part`)."""
 _SHOWN: dict[str, tuple[str, ...]] = {
     "round_dealt": ("round", "commitment"),
