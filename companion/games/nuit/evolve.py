@@ -16,9 +16,16 @@ def _with_player(state: NuitState, seat: int, **changes: Any) -> tuple[Player, .
     return tuple(changed(p, **changes) if p.seat == seat else p for p in state.players)
 
 
-def _happened(state: NuitState, kind: str, data: Mapping[str, Any]) -> tuple[Mapping[str, Any], ...]:
-    """A public line for the table display: never a tower's content before it is opened."""
-    return ({"kind": kind, **data}, *state.happenings)[:RECENT]
+def _happened(state: NuitState, kind: str, data: Mapping[str, Any], *keys: str) -> tuple[Mapping[str, Any], ...]:
+    """A public line for the table display, latest first: the event's `keys` of `data` (all of it
+    when none is named); never a tower's content before it is opened."""
+    line = {"kind": kind}
+    if keys:
+        for key in keys:
+            line[key] = data[key]
+    else:
+        line.update(data)
+    return (line, *state.happenings[:RECENT - 1])
 
 
 def evolve(state: NuitState, event: Event) -> NuitState:
@@ -53,7 +60,7 @@ def _start_tied(state: NuitState, data: Data) -> Changes:
 def _start_decided(state: NuitState, data: Data) -> Changes:
     return dict(phase="turn", current=data["seat"], order=tuple(data["order"]),
                 turn={"stage": "choose", "seat": data["seat"]}, turns=1,
-                happenings=_happened(state, "starts", {"seat": data["seat"], "total": data["total"]}))
+                happenings=_happened(state, "starts", data, "seat", "total"))
 
 
 # -- the ledger: bottles, magic cards, fate cards, towers, places ------------------------------------
@@ -63,7 +70,7 @@ def _bottles_taken(state: NuitState, data: Data) -> Changes:
     taken = data["taken"]
     return dict(players=_with_player(state, player.seat, bottles=player.bottles + taken),
                 reserve=state.reserve - taken,
-                happenings=_happened(state, "bottles_taken", {k: data[k] for k in ("seat", "taken", "cause")}))
+                happenings=_happened(state, "bottles_taken", data, "seat", "taken", "cause"))
 
 
 def _bottles_paid(state: NuitState, data: Data) -> Changes:
@@ -71,7 +78,7 @@ def _bottles_paid(state: NuitState, data: Data) -> Changes:
     paid = data["paid"]
     return dict(players=_with_player(state, player.seat, bottles=player.bottles - paid),
                 reserve=state.reserve + paid,
-                happenings=_happened(state, "bottles_paid", {k: data[k] for k in ("seat", "paid", "cause")}))
+                happenings=_happened(state, "bottles_paid", data, "seat", "paid", "cause"))
 
 
 def _magic_taken(state: NuitState, data: Data) -> Changes:
@@ -82,7 +89,7 @@ def _magic_taken(state: NuitState, data: Data) -> Changes:
         move = {**move, "bonus": move["bonus"] - 1}
     return dict(display=display, move=move,
                 players=_with_player(state, player.seat, hand=(*player.hand, data["card"])),
-                happenings=_happened(state, "magic_taken", {k: data[k] for k in ("seat", "card", "cause")}))
+                happenings=_happened(state, "magic_taken", data, "seat", "card", "cause"))
 
 
 def _display_refilled(state: NuitState, data: Data) -> Changes:
@@ -95,21 +102,21 @@ def _magic_returned(state: NuitState, data: Data) -> Changes:
     hand = tuple(c for c in player.hand if c not in data["cards"])
     return dict(deck=(*state.deck, *data["cards"]),
                 players=_with_player(state, player.seat, hand=hand),
-                happenings=_happened(state, "magic_returned", {k: data[k] for k in ("seat", "cards", "cause")}))
+                happenings=_happened(state, "magic_returned", data, "seat", "cards", "cause"))
 
 
 def _fate_drawn(state: NuitState, data: Data) -> Changes:
     colour = state.colours.index(data["colour"])
     stacks = tuple((*s[1:], s[0]) if i == colour else s for i, s in enumerate(state.stacks))
     return dict(stacks=stacks, fate_drawn=(*state.fate_drawn, data["card"]),
-                happenings=_happened(state, "fate_drawn", {k: data[k] for k in ("seat", "colour", "card", "cause")}))
+                happenings=_happened(state, "fate_drawn", data, "seat", "colour", "card", "cause"))
 
 
 def _tower_peeked(state: NuitState, data: Data) -> Changes:
     peek = (data["seat"], data["tower"])
     peeks = state.peeks if peek in state.peeks else (*state.peeks, peek)
     return dict(peeks=peeks,
-                happenings=_happened(state, "tower_peeked", {"seat": data["seat"], "tower": data["tower"]}))
+                happenings=_happened(state, "tower_peeked", data, "seat", "tower"))
 
 
 def _tower_opened(state: NuitState, data: Data) -> Changes:
@@ -117,7 +124,7 @@ def _tower_opened(state: NuitState, data: Data) -> Changes:
     towers = tuple(changed(t, opened=True, content=content, found=content) if t.number == data["tower"] else t
                    for t in state.towers)
     return dict(towers=towers,
-                happenings=_happened(state, "tower_opened", {k: data[k] for k in ("seat", "tower", "content")}))
+                happenings=_happened(state, "tower_opened", data, "seat", "tower", "content"))
 
 
 def _onion_taken(state: NuitState, data: Data) -> Changes:
@@ -128,12 +135,12 @@ def _onion_taken(state: NuitState, data: Data) -> Changes:
 
 def _player_moved(state: NuitState, data: Data) -> Changes:
     return dict(players=_with_player(state, data["seat"], location=data["to"]),
-                happenings=_happened(state, "moved", {k: data[k] for k in ("seat", "to", "cause")}))
+                happenings=_happened(state, "moved", data, "seat", "to", "cause"))
 
 
 def _game_won(state: NuitState, data: Data) -> Changes:
     return dict(phase="over", winner=data["seat"], current=None, turn={},
-                happenings=_happened(state, "won", {"seat": data["seat"], "tower": data["tower"]}))
+                happenings=_happened(state, "won", data, "seat", "tower"))
 
 
 # -- the turn ----------------------------------------------------------------------------------------
@@ -150,7 +157,7 @@ def _asked(state: NuitState, data: Data) -> Changes:
 def _move_begun(state: NuitState, data: Data) -> Changes:
     return dict(turn={"stage": "moving", "seat": data["seat"]},
                 move={"played": 0, "tempo": 0, "bonus": data["bonus"], "from": data["from"]},
-                happenings=_happened(state, "move_begun", {"seat": data["seat"]}))
+                happenings=_happened(state, "move_begun", data, "seat"))
 
 
 def _magic_played(state: NuitState, data: Data) -> Changes:
@@ -181,11 +188,11 @@ def _magic_stolen(state: NuitState, data: Data) -> Changes:
                     else changed(p, hand=tuple(c for c in p.hand if c != data["card"])) if p.seat == victim.seat
                     else p for p in state.players)
     return dict(players=players,
-                happenings=_happened(state, "magic_stolen", {k: data[k] for k in ("seat", "from", "card")}))
+                happenings=_happened(state, "magic_stolen", data, "seat", "from", "card"))
 
 
 def _dice_rolled(state: NuitState, data: Data) -> Changes:
-    return dict(last_roll=dict(data), happenings=_happened(state, "dice_rolled", dict(data)))
+    return dict(last_roll=dict(data), happenings=_happened(state, "dice_rolled", data))
 
 
 def _duel_begun(state: NuitState, data: Data) -> Changes:
@@ -194,7 +201,7 @@ def _duel_begun(state: NuitState, data: Data) -> Changes:
             "dice": {str(attacker): "red", str(defender): "black"},
             "played": {str(attacker): [], str(defender): []}, "ready": [], "rolls": None, "winner": None}
     return dict(duel=duel, turn={"stage": "duel", "seat": attacker},
-                happenings=_happened(state, "duel_begun", dict(data)))
+                happenings=_happened(state, "duel_begun", data))
 
 
 def _duel_ready(state: NuitState, data: Data) -> Changes:
@@ -205,7 +212,7 @@ def _duel_ready(state: NuitState, data: Data) -> Changes:
 def _duel_rolled(state: NuitState, data: Data) -> Changes:
     assert state.duel is not None
     return dict(duel={**state.duel, "rolls": dict(data["rolls"])},
-                happenings=_happened(state, "duel_rolled", dict(data)))
+                happenings=_happened(state, "duel_rolled", data))
 
 
 def _duel_tied(state: NuitState, data: Data) -> Changes:
@@ -221,17 +228,17 @@ def _duel_tied(state: NuitState, data: Data) -> Changes:
 def _duel_won(state: NuitState, data: Data) -> Changes:
     assert state.duel is not None
     return dict(duel={**state.duel, "winner": data["winner"], "loser": data["loser"]},
-                happenings=_happened(state, "duel_won", {k: data[k] for k in ("winner", "loser")}))
+                happenings=_happened(state, "duel_won", data, "winner", "loser"))
 
 
 def _noted(kind: str) -> Callable[[NuitState, Data], Changes]:
     """An event that changes nothing but the table's list of what happened."""
-    return lambda state, data: dict(happenings=_happened(state, kind, dict(data)))
+    return lambda state, data: dict(happenings=_happened(state, kind, data))
 
 
 def _flew(state: NuitState, data: Data) -> Changes:
     return dict(players=_with_player(state, data["seat"], location=data["to"]),
-                happenings=_happened(state, "flew", dict(data)))
+                happenings=_happened(state, "flew", data))
 
 
 _HANDLERS: dict[str, Callable[[NuitState, Data], Changes]] = {
