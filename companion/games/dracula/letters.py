@@ -134,9 +134,18 @@ def recipients(post: Post, sender: int) -> list[tuple[int, str]]:
 
 def silenced(post: Post, sender: int) -> bool:
     """`sender` may write to nobody now, whatever the message: write_problem refuses every one of
-    their messages (most of a round passes so: the night, a human in the final phase)."""
-    return sender not in post.players or not writing_time(post.phase) or sender not in post.living or \
-        sender in post.fled or (post.phase == "final" and sender not in post.vampires)
+    their messages. Most of a round passes so: the night, a muted player, a human in the final
+    phase, a human by day who waltzed with nobody, snooped no boudoir and has no boudoir letter to
+    answer. (False says only that write_problem must be asked.)"""
+    if sender not in post.players or not writing_time(post.phase) or sender not in post.living or \
+            sender in post.fled:
+        return True
+    if sender in post.vampires:
+        return False
+    if post.phase == "final":
+        return True
+    return not post.partners(sender) and sender not in post.boudoir_writers and \
+        not any(lt.kind == "boudoir_letter" and lt.recipient == sender for lt in post.today())
 
 
 def writing_time(phase: str) -> bool:
