@@ -22,6 +22,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Protocol
 
 KINDS = ("message", "boudoir_letter", "boudoir_reply")
 BOUDOIR_KINDS = ("boudoir_letter", "boudoir_reply")
@@ -34,6 +35,20 @@ RESERVED_TITLES = ("lettre du boudoir", "boudoir letter")
 _LINE_BREAK = "\n"
 _BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f")
 """Invisible direction marks that could make a title or a name read as something else."""
+
+
+class Sent(Protocol):
+    """A private message already sent this round, as the permissions read it (the state's own
+    letters are read as they are, with no copy made for every look at the post)."""
+
+    @property
+    def sender(self) -> int: ...
+    @property
+    def recipient(self) -> int: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def day(self) -> int: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,14 +77,14 @@ class Post:
     """Waltz partners of last night, who may write to each other this day (D-S1)."""
     boudoir_writers: frozenset[int] = frozenset()
     """Who snooped the boudoir last night, and may send one boudoir letter this day (D-S2)."""
-    letters: tuple[Letter, ...] = ()
+    letters: tuple[Sent, ...] = ()
     """This round's letters so far."""
 
     def partners(self, seat: int) -> frozenset[int]:
         """Whom `seat` waltzed with last night (a waltz binds both partners alike)."""
         return frozenset(b if a == seat else a for a, b in self.waltzes if seat in (a, b))
 
-    def today(self) -> Iterable[Letter]:
+    def today(self) -> Iterable[Sent]:
         """This day's letters: a right to write or to answer lasts one day only."""
         return (letter for letter in self.letters if letter.day == self.number)
 

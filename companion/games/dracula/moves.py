@@ -252,8 +252,7 @@ def _post(state: DraculaState) -> letter_rules.Post:
         vampires=state.vampires(), living=state.living(),
         fled=frozenset(p.seat for p in state.players if p.stance == "flee"), waltzes=state.waltzes,
         boudoir_writers=state.boudoir,
-        letters=tuple(letter_rules.Letter(x.sender, x.recipient, x.kind, x.day) for x in state.letters
-                      if x.round == state.round))
+        letters=tuple(x for x in state.letters if x.round == state.round))
 
 
 def _tell_write(story: DraculaStory, actor: Viewer, args: Args) -> None:
