@@ -66,7 +66,8 @@ from companion.games.base import TABLE, Command, SeatInfo
 from companion.games.registry import GAMES
 from companion.sim.boardclock import drifting_ticks, usb_delay
 from companion.sim.clients import SEATS, display_address, phone_address, request, seat_phones
-from companion.sim.players import garlic, nuit, vampir
+from companion.sim.players import chasse, dracula, garlic, nuit, vampir
+from companion.sim.players.dracula import GAME as DRACULA
 from companion.sim.players.vampir import GAME as VAMPIR
 from companion.sim.presses import percentile
 from companion.sim.service import ServiceProcess
@@ -559,11 +560,19 @@ def figure_games(plan: Plan, seed: int) -> list[Row]:
          "companion/sim/players/garlic.py: companion deck, half the rounds settled through the real referee"),
         ("la nuit des vampires",
          lambda n: played(nuit.play_game(players, {}, key(n), random.Random(n)), lambda s: s.phase == "over"),
-         "companion/sim/players/nuit.py"),
+         "companion/sim/players/nuit.py, it validates every offered action to choose among the allowed"),
         ("Vampir",
          lambda n: played(vampir.play_game(players, {}, key(n), random.Random(n), illegal=0, offered=0),
                           VAMPIR.is_over),
          "companion/sim/players/vampir.py, no illegal tries"),
+        ("La chasse au vampire",
+         lambda n: played(chasse.play_game(players, {}, key(n), random.Random(n)), lambda s: s.phase == "over"),
+         "companion/sim/players/chasse.py, it validates every offered action to choose among the allowed; the "
+         "sand glass turned over as it runs out"),
+        ("Dracula (a series of 3 rounds)",
+         lambda n: played(dracula.play_series(players, n), DRACULA.is_over),
+         "companion/sim/players/dracula.py, the host and the phases' timer included; of the actions offered "
+         "it validates the one it picks (a refused one is not played)"),
     ]
     rows = []
     for name, play, how in games:
@@ -584,8 +593,8 @@ def figure_games(plan: Plan, seed: int) -> list[Row]:
         rows.append(Row("7", f"complete random games/s: {name}", len(per_game) / elapsed, None, "games/s",
                         f"{len(per_game)} games of {players} players ({finished} reached the end), median "
                         f"{statistics.median(commands):.0f} commands; per game p50 {pct(per_game, 50):.1f} ms, "
-                        f"p99 {pct(per_game, 99):.1f} ms; pure rules + the random player's choices "
-                        f"(it validates every offered action): {how}"))
+                        f"p99 {pct(per_game, 99):.1f} ms; pure rules + the random player's choices, each checked by "
+                        f"validate: {how}"))
     rows.append(dice_tray_rolls(plan))
     return rows
 

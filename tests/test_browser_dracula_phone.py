@@ -19,8 +19,8 @@ from playwright.sync_api import Error as PlaywrightError
 
 from companion.games.base import seat as seat_viewer
 from companion.games.dracula import DRACULA
+from companion.sim.players.dracula import play_series
 from tests.support.browser import PHONE_SIZE, Scene, Screen, holding, shoot
-from tests.support.dracula_play import play_series
 from tests.test_browser_phone import action_list, draw_seat_view
 
 pytestmark = pytest.mark.browser

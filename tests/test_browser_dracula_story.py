@@ -24,9 +24,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, Playwright
 
+from companion.sim.players.dracula import NAMES
 from companion.sim.service import ServiceProcess
 from tests.support.browser import TV_SIZE, Scene, Screen, at_once, holding, tv_and_phones, wait_on
-from tests.support.dracula_play import NAMES
 from tests.support.dracula_story import (
     FullTableBuilder,
     all_ready,

@@ -342,10 +342,10 @@ def test_after_the_last_night_nobody_is_shown_in_the_sanctuary(tvs: dict[str, Pa
 
 def pictures_of(seed: int, phases: tuple[str, ...], **options: Any) -> dict[str, dict[str, Any]]:
     """The table's picture at the first moment of each of `phases` in a random series on the pure
-    rules (tests/support/dracula_play.py), with 13 players."""
+    rules (companion/sim/players/dracula.py), with 13 players."""
     from companion.games.base import TABLE
     from companion.games.dracula import DRACULA
-    from tests.support.dracula_play import play_series
+    from companion.sim.players.dracula import play_series
 
     found: dict[str, dict[str, Any]] = {}
 

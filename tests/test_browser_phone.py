@@ -27,8 +27,8 @@ from companion.games.vampir import VAMPIR
 from companion.sim.players import garlic as garlic_players
 from companion.sim.players import nuit as nuit_players
 from companion.sim.players import vampir as vampir_players
+from companion.sim.players.dracula import play_series
 from tests.support.browser import PHONE_SIZE, PLAYER_NAMES, Scene, Screen, holding, wait_link
-from tests.support.dracula_play import play_series
 
 pytestmark = pytest.mark.browser
 

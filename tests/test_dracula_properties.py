@@ -23,7 +23,7 @@ from companion.games.dracula import DRACULA as GAME
 from companion.games.dracula.rules import seal_opens
 from companion.games.dracula.state import DraculaState
 from companion.games.dracula.views import role_token
-from tests.support.dracula_play import Played, play_series
+from companion.sim.players.dracula import Played, play_series
 from tests.support.leak import SecretWatch
 from tests.support.replay_check import assert_replays
 

@@ -12,6 +12,8 @@ where a pawn may go), state.py, rules.py (setup and the rules' judgements), evol
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from companion.games.base import Command, GameDefinition
 from companion.games.chasse.evolve import evolve, is_over
 from companion.games.chasse.moves import MOVES, story
@@ -28,7 +30,7 @@ CHASSE_AU_VAMPIRE: GameDefinition[ChasseState] = GameDefinition(
     normalize_options=normalize_options,
     setup=setup,
     moves=MOVES,
-    phase=lambda state: state.phase,
+    phase=attrgetter("phase"),
     stage=ChasseState.stage,
     story=story,
     seated=ChasseState.seated,

@@ -4,15 +4,15 @@ event the moves decided."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 from companion.games.base import Event
 from companion.games.chasse.state import RECENT, ChasseState, Glass, Transfusion
+from companion.games.frozen import changed
 
 
 def _pawn(state: ChasseState, seat: int, **changes: Any) -> ChasseState:
-    return replace(state, players=tuple(replace(p, **changes) if p.seat == seat else p for p in state.players))
+    return changed(state, players=tuple(changed(p, **changes) if p.seat == seat else p for p in state.players))
 
 
 def _told(state: ChasseState, kind: str, data: Mapping[str, Any]) -> ChasseState:
@@ -20,7 +20,7 @@ def _told(state: ChasseState, kind: str, data: Mapping[str, Any]) -> ChasseState
     shown = {k: v for k, v in data.items() if k not in ("stacks", "chapel", "card", "left_us", "since_us", "squares")}
     if "kind" in shown:  # a card's kind (a riposte, a deposit): the happening's own kind is the event's
         shown["card_kind"] = shown.pop("kind")
-    return replace(state, happenings=({**shown, "kind": kind}, *state.happenings)[:RECENT])
+    return changed(state, happenings=({**shown, "kind": kind}, *state.happenings)[:RECENT])
 
 
 def _square(data: Mapping[str, Any]) -> tuple[int, int] | None:
@@ -34,11 +34,11 @@ def _revealed(state: ChasseState, seat: int, number: int, why: str, by: int | No
     pawn = state.player(seat)
     card = state.cards[number]
     shown = {"seat": seat, "why": why, "by": by, "kind": card.kind, "group": card.group, "effect": effect}
-    return replace(_pawn(state, seat, stack=pawn.stack[1:]), revealed=shown)
+    return changed(_pawn(state, seat, stack=pawn.stack[1:]), revealed=shown)
 
 
 def _under_chapel(state: ChasseState, *numbers: int) -> ChasseState:
-    return replace(state, chapel=(*state.chapel, *numbers))
+    return changed(state, chapel=(*state.chapel, *numbers))
 
 
 def _convert(state: ChasseState, seat: int) -> ChasseState:
@@ -46,9 +46,9 @@ def _convert(state: ChasseState, seat: int) -> ChasseState:
     transfusion and its promise to give end."""
     pawn = state.player(seat)
     state = _under_chapel(state, *pawn.stack)
-    transfusions = tuple(t if t.donor != seat else replace(t, donor=None, reached=t.reached - {seat})
+    transfusions = tuple(t if t.donor != seat else changed(t, donor=None, reached=t.reached - {seat})
                          for t in state.transfusions if t.victim != seat)
-    return replace(_pawn(state, seat, role="disciple", stack=(), deposited=False), transfusions=transfusions)
+    return changed(_pawn(state, seat, role="disciple", stack=(), deposited=False), transfusions=transfusions)
 
 
 def evolve(state: ChasseState, event: Event) -> ChasseState:
@@ -60,11 +60,11 @@ def evolve(state: ChasseState, event: Event) -> ChasseState:
 
 
 def _start_rolled(state: ChasseState, data: Mapping[str, Any]) -> ChasseState:
-    return replace(state, start={**state.start, "rolls": {**state.start["rolls"], str(data["seat"]): data["roll"]}})
+    return changed(state, start={**state.start, "rolls": {**state.start["rolls"], str(data["seat"]): data["roll"]}})
 
 
 def _start_tied(state: ChasseState, data: Mapping[str, Any]) -> ChasseState:
-    return replace(state, start={"round": data["round"] + 1, "contenders": list(data["seats"]), "rolls": {},
+    return changed(state, start={"round": data["round"] + 1, "contenders": list(data["seats"]), "rolls": {},
                                  "last": dict(state.start["rolls"])})
 
 
@@ -76,34 +76,34 @@ def _cards_dealt(state: ChasseState, data: Mapping[str, Any]) -> ChasseState:
     """C-S2..C-S4: the stacks, the chapel pile; travellers in the inn, the master in the crypt."""
     stacks = data["stacks"]
     squares = data.get("squares", {})
-    players = tuple(replace(p, stack=tuple(stacks.get(str(p.seat), ())),
+    players = tuple(changed(p, stack=tuple(stacks.get(str(p.seat), ())),
                             place="crypt" if p.role == "master" else "inn",
                             square=_square({"square": squares.get(str(p.seat))})) for p in state.players)
-    return replace(state, players=players, chapel=tuple(data["chapel"]), phase="play",
+    return changed(state, players=players, chapel=tuple(data["chapel"]), phase="play",
                    start={**state.start, "rolls": dict(state.start["rolls"])})
 
 
 def _glass_turned(state: ChasseState, data: Mapping[str, Any]) -> ChasseState:
     glass = Glass(data["side"], data["full_us"], data["full_us"], data["since_us"], True, data["turns"])
-    return replace(state, glass=glass, circle_used=False)
+    return changed(state, glass=glass, circle_used=False)
 
 
 def _glass_paused(state: ChasseState, data: Mapping[str, Any]) -> ChasseState:
     assert state.glass is not None
-    return replace(state, glass=replace(state.glass, running=False, left_us=data["left_us"], since_us=data["since_us"]))
+    return changed(state, glass=changed(state.glass, running=False, left_us=data["left_us"], since_us=data["since_us"]))
 
 
 def _glass_resumed(state: ChasseState, data: Mapping[str, Any]) -> ChasseState:
     assert state.glass is not None
-    return replace(state, glass=replace(state.glass, running=True, left_us=data["left_us"], since_us=data["since_us"]))
+    return changed(state, glass=changed(state.glass, running=True, left_us=data["left_us"], since_us=data["since_us"]))
 
 
 def _turn_begun(state: ChasseState, data: Mapping[str, Any]) -> ChasseState:
-    return replace(state, current=data["seat"], roll=None, allowance=None)
+    return changed(state, current=data["seat"], roll=None, allowance=None)
 
 
 def _turn_rolled(state: ChasseState, data: Mapping[str, Any]) -> ChasseState:
-    return replace(state, roll=data["roll"], allowance=data["allowance"])
+    return changed(state, roll=data["roll"], allowance=data["allowance"])
 
 
 def _pawn_moved(state: ChasseState, data: Mapping[str, Any]) -> ChasseState:
@@ -137,13 +137,13 @@ def _converted(state: ChasseState, data: Mapping[str, Any]) -> ChasseState:
 def _transfusion_needed(state: ChasseState, data: Mapping[str, Any]) -> ChasseState:
     pending = Transfusion(data["victim"], data["group"], data["biter"], data["deadline_turns"])
     reached = frozenset({data["victim"]}) if state.player(data["victim"]).place == "doctor" else frozenset()
-    return replace(state, transfusions=(*state.transfusions, replace(pending, reached=reached)))
+    return changed(state, transfusions=(*state.transfusions, changed(pending, reached=reached)))
 
 
 def _donor_lost(state: ChasseState, data: Mapping[str, Any]) -> ChasseState:
     donor = data["donor"]
-    return replace(state, transfusions=tuple(
-        replace(t, donor=None, reached=t.reached - {donor}) if t.victim == data["victim"] else t
+    return changed(state, transfusions=tuple(
+        changed(t, donor=None, reached=t.reached - {donor}) if t.victim == data["victim"] else t
         for t in state.transfusions))
 
 
@@ -152,26 +152,26 @@ def _blood_offered(state: ChasseState, data: Mapping[str, Any]) -> ChasseState:
         return state
     donor = data["donor"]
     here = state.player(donor).place == "doctor"
-    return replace(state, transfusions=tuple(
-        replace(t, donor=donor, reached=t.reached | ({donor} if here else set())) if t.victim == data["victim"] else t
+    return changed(state, transfusions=tuple(
+        changed(t, donor=donor, reached=t.reached | ({donor} if here else set())) if t.victim == data["victim"] else t
         for t in state.transfusions))
 
 
 def _doctor_reached(state: ChasseState, data: Mapping[str, Any]) -> ChasseState:
-    return replace(state, transfusions=tuple(
-        replace(t, reached=t.reached | {data["seat"]}) if t.victim == data["victim"] else t
+    return changed(state, transfusions=tuple(
+        changed(t, reached=t.reached | {data["seat"]}) if t.victim == data["victim"] else t
         for t in state.transfusions))
 
 
 def _transfusion_done(state: ChasseState, data: Mapping[str, Any]) -> ChasseState:
     state = _pawn(state, data["victim"], transfused=True)
-    return replace(state, transfusions=tuple(t for t in state.transfusions if t.victim != data["victim"]))
+    return changed(state, transfusions=tuple(t for t in state.transfusions if t.victim != data["victim"]))
 
 
 def _card_drawn(state: ChasseState, data: Mapping[str, Any]) -> ChasseState:
     """C-K2: the chapel pile's top card onto the top of the stack, unseen."""
     pawn = state.player(data["seat"])
-    state = replace(state, chapel=state.chapel[1:])
+    state = changed(state, chapel=state.chapel[1:])
     return _pawn(state, data["seat"], stack=(data["card"], *pawn.stack))
 
 
@@ -180,19 +180,19 @@ def _card_deposited(state: ChasseState, data: Mapping[str, Any]) -> ChasseState:
     state = _revealed(state, data["seat"], data["card"], "crypt", None, data["effect"])
     state = _pawn(state, data["seat"], deposited=True)
     if data["kind"] in ("garlic", "water", "cross", "stake"):
-        return replace(state, crypt=(*state.crypt, data["card"]))
+        return changed(state, crypt=(*state.crypt, data["card"]))
     return _under_chapel(state, data["card"])
 
 
 def _circle_used(state: ChasseState, data: Mapping[str, Any]) -> ChasseState:
-    return replace(state, circle_used=True)
+    return changed(state, circle_used=True)
 
 
 def _game_won(state: ChasseState, data: Mapping[str, Any]) -> ChasseState:
     glass = state.glass
     if glass is not None and glass.running:
-        glass = replace(glass, running=False, left_us=glass.left_at(data["at_us"]), since_us=data["at_us"])
-    return replace(state, phase="over", winner=data["winner"], winners=tuple(data["winners"]), glass=glass,
+        glass = changed(glass, running=False, left_us=glass.left_at(data["at_us"]), since_us=data["at_us"])
+    return changed(state, phase="over", winner=data["winner"], winners=tuple(data["winners"]), glass=glass,
                    current=None, roll=None, allowance=None)
 
 

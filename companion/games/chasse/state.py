@@ -39,8 +39,11 @@ class Card:
         return f"card-{self.number:02d}"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Pawn:
+    """A pawn and its hidden stack. Without slots: many events copy a pawn, and a copy of an
+    attribute dictionary is cheap (companion/games/frozen.py)."""
+
     seat: int
     name: str
     role: Role

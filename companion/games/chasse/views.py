@@ -17,6 +17,7 @@ from companion.games.chasse.rules import PLACES, bitable_at, board_of, may_bite,
 from companion.games.chasse.state import ChasseState, Pawn
 from companion.games.chasse.story import square_json
 from companion.games.lines import log_line
+from companion.games.offers import offered
 from companion.games.picture import shared_picture
 
 
@@ -109,7 +110,7 @@ def deadline(state: ChasseState) -> Deadline | None:
     glass = state.glass
     if state.phase != "play" or glass is None or glass.ends_us is None:
         return None
-    return Deadline(glass.ends_us, glass.since_us, Command("turn_over", {"turns": glass.turns}))
+    return Deadline(glass.ends_us, glass.since_us, offered("turn_over", turns=glass.turns))
 
 
 def runs_in_real_time(state: ChasseState) -> bool:
@@ -120,15 +121,15 @@ def actions(state: ChasseState, viewer: Viewer) -> list[Command]:
     """Everything this viewer might do now; the table marks each allowed or not, with the reason."""
     if viewer == SYSTEM:
         glass = state.glass
-        return [Command("turn_over", {"turns": glass.turns})] if runs_in_real_time(state) and glass else []
+        return [offered("turn_over", turns=glass.turns)] if runs_in_real_time(state) and glass else []
     if state.phase == "start_roll":
-        return [Command("roll")]
+        return [offered("roll")]
     if state.phase != "play":
         return []
     if viewer.kind == "host":
-        return [Command("resume_glass" if state.paused() else "pause_glass")]
+        return [offered("resume_glass" if state.paused() else "pause_glass")]
     if viewer.kind == "table":
-        return [Command("roll")] if state.stage() == "roll" else []
+        return [offered("roll")] if state.stage() == "roll" else []
     me = viewer.seat
     if me is None or not state.seated(me):
         return []
@@ -137,23 +138,23 @@ def actions(state: ChasseState, viewer: Viewer) -> list[Command]:
         commands += _turn_actions(state, me)
     pawn = state.player(me)
     if pawn.role == "traveller":
-        commands += [Command("offer_blood", {"victim": t.victim}) for t in state.transfusions
+        commands += [offered("offer_blood", victim=t.victim) for t in state.transfusions
                      if t.victim != me and t.donor is None]
     return commands
 
 
 def _turn_actions(state: ChasseState, me: int) -> list[Command]:
     if state.stage() == "roll":
-        return [Command("roll")]
+        return [offered("roll")]
     if board_of(state) is not None:
         moves = [Command("move", {"to": square_json(to), "bite": bite})
                  for to, victims in sorted(reachable(state, me).items())
                  for bite in ([None] if None in victims else []) + _bites(state, me, victims)]
-        return moves or [Command("stay")]
+        return moves or [offered("stay")]
     pawn = state.player(me)
-    stops = [Command("stop", {"place": place}) for place in PLACES]
+    stops = [offered("stop", place=place) for place in PLACES]
     if pawn.vampire:
-        stops += [Command("stop", {"place": place, "bite": p.seat}) for p in state.travellers()
+        stops += [offered("stop", place=place, bite=p.seat) for p in state.travellers()
                   for place in PLACES if may_bite(state, me, p.seat) is None]
     return stops
 

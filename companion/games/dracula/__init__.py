@@ -15,6 +15,8 @@ moves.py, views.py (the 6.5 matrix, secrets, actions).
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from companion.games.base import GameDefinition
 from companion.games.dracula.evolve import evolve, is_over
 from companion.games.dracula.moves import MOVES, story
@@ -32,7 +34,7 @@ DRACULA: GameDefinition[DraculaState] = GameDefinition(
     normalize_options=normalize_options,
     setup=setup,
     moves=MOVES,
-    phase=lambda state: state.phase,
+    phase=attrgetter("phase"),
     story=story,
     seated=DraculaState.seated,
     evolve=evolve,

@@ -22,6 +22,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Protocol
 
 KINDS = ("message", "boudoir_letter", "boudoir_reply")
 BOUDOIR_KINDS = ("boudoir_letter", "boudoir_reply")
@@ -34,6 +35,20 @@ RESERVED_TITLES = ("lettre du boudoir", "boudoir letter")
 _LINE_BREAK = "\n"
 _BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f")
 """Invisible direction marks that could make a title or a name read as something else."""
+
+
+class Sent(Protocol):
+    """A private message already sent this round, as the permissions read it (the state's own
+    letters are read as they are, with no copy made for every look at the post)."""
+
+    @property
+    def sender(self) -> int: ...
+    @property
+    def recipient(self) -> int: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def day(self) -> int: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,14 +77,14 @@ class Post:
     """Waltz partners of last night, who may write to each other this day (D-S1)."""
     boudoir_writers: frozenset[int] = frozenset()
     """Who snooped the boudoir last night, and may send one boudoir letter this day (D-S2)."""
-    letters: tuple[Letter, ...] = ()
+    letters: tuple[Sent, ...] = ()
     """This round's letters so far."""
 
     def partners(self, seat: int) -> frozenset[int]:
         """Whom `seat` waltzed with last night (a waltz binds both partners alike)."""
         return frozenset(b if a == seat else a for a, b in self.waltzes if seat in (a, b))
 
-    def today(self) -> Iterable[Letter]:
+    def today(self) -> Iterable[Sent]:
         """This day's letters: a right to write or to answer lasts one day only."""
         return (letter for letter in self.letters if letter.day == self.number)
 
@@ -81,7 +96,7 @@ def _common_problem(post: Post, sender: int, recipient: int, kind: str) -> str |
         return "unknown_kind"
     if sender == recipient:
         return "cannot_write_to_yourself"
-    if post.phase not in OPEN_PHASES:
+    if not writing_time(post.phase):
         return "no_messages_now"
     if sender not in post.living or sender in post.fled:
         return "muted"
@@ -126,8 +141,31 @@ def write_problem(post: Post, sender: int, recipient: int, kind: str) -> str | N
 
 def recipients(post: Post, sender: int) -> list[tuple[int, str]]:
     """What `sender`'s write form offers now: every (recipient, kind) that write_problem allows."""
+    if silenced(post, sender):
+        return []
     return [(recipient, kind) for recipient in sorted(post.players) for kind in KINDS
             if write_problem(post, sender, recipient, kind) is None]
+
+
+def silenced(post: Post, sender: int) -> bool:
+    """`sender` may write to nobody now, whatever the message: write_problem refuses every one of
+    their messages. Most of a round passes so: the night, a muted player, a human in the final
+    phase, a human by day who waltzed with nobody, snooped no boudoir and has no boudoir letter to
+    answer. (False says only that write_problem must be asked.)"""
+    if sender not in post.players or not writing_time(post.phase) or sender not in post.living or \
+            sender in post.fled:
+        return True
+    if sender in post.vampires:
+        return False
+    if post.phase == "final":
+        return True
+    return not post.partners(sender) and sender not in post.boudoir_writers and \
+        not any(lt.kind == "boudoir_letter" and lt.recipient == sender for lt in post.today())
+
+
+def writing_time(phase: str) -> bool:
+    """D-2: players write to each other by day and in the final phase, never from dusk to dawn."""
+    return phase in OPEN_PHASES
 
 
 def _reserved(title: str) -> bool:

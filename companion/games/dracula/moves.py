@@ -237,16 +237,22 @@ def post_of(state: DraculaState) -> letter_rules.Post:
     return post
 
 
+_POST_PHASES = {"maps": "night", "dracula": "night", "actions": "night", "torture": "night", "confirm": "night",
+                "dawn": "night", "final_choice": "final", "final_target": "final"}
+
+
+def post_phase(state: DraculaState) -> str:
+    """The phase as the message rules name it."""
+    return _POST_PHASES.get(state.phase, state.phase)
+
+
 def _post(state: DraculaState) -> letter_rules.Post:
-    phase = {"maps": "night", "dracula": "night", "actions": "night", "torture": "night", "confirm": "night",
-             "dawn": "night", "final_choice": "final", "final_target": "final"}.get(state.phase, state.phase)
     return letter_rules.Post(
-        phase=phase, number=state.night, players=frozenset(p.seat for p in state.players),
+        phase=post_phase(state), number=state.night, players=frozenset(p.seat for p in state.players),
         vampires=state.vampires(), living=state.living(),
         fled=frozenset(p.seat for p in state.players if p.stance == "flee"), waltzes=state.waltzes,
         boudoir_writers=state.boudoir,
-        letters=tuple(letter_rules.Letter(x.sender, x.recipient, x.kind, x.day) for x in state.letters
-                      if x.round == state.round))
+        letters=tuple(x for x in state.letters if x.round == state.round))
 
 
 def _tell_write(story: DraculaStory, actor: Viewer, args: Args) -> None:

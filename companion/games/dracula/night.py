@@ -139,7 +139,6 @@ def action_problem(night: Night, seat: int, bite: int | None = None, snoop: bool
 
     Checked on what the seat knows when it acts: the rooms are public (D-3). A cage is not checked
     here: it is only known at resolution, where a caged vampire's bite simply does not happen."""
-    rooms = {s.seat: s.room for s in night.sleepers}
     me = _sleeper(night, seat)
     chosen = (bite is not None) + snoop + treasure
     first_night_dracula = night.number == 1 and me.dracula
@@ -164,7 +163,7 @@ def action_problem(night: Night, seat: int, bite: int | None = None, snoop: bool
     for target in (bite, snoop_target):
         if target == seat:
             return "cannot_target_yourself"
-        if target is not None and rooms.get(target) != me.room:
+        if target is not None and _room_of(night, target) != me.room:
             return "not_in_same_room"
     if snoop and me.room in night.snooped.get(seat, frozenset()):
         return "already_snooped_here"
@@ -362,6 +361,11 @@ def _dawn(night: Night, by_seat: Mapping[int, Sleeper], converted: frozenset[int
 def _in_seat_order(sleepers: Iterable[Sleeper]) -> list[Sleeper]:
     """Sleepers by seat, so the logs and notices never depend on the order they were listed in."""
     return sorted(sleepers, key=lambda s: s.seat)
+
+
+def _room_of(night: Night, seat: int) -> str | None:
+    """Where `seat` sleeps tonight (None: the sanctuary, or nobody of that seat)."""
+    return next((s.room for s in night.sleepers if s.seat == seat), None)
 
 
 def _sleeper(night: Night, seat: int) -> Sleeper:

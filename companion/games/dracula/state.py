@@ -66,8 +66,11 @@ class Action:
                 "treasure": self.treasure}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Player:
+    """A player's sheet, secrets included. Without slots: most events copy a player, and a copy of
+    an attribute dictionary is cheap (companion/games/frozen.py)."""
+
     seat: int
     name: str
     vampire: bool = False

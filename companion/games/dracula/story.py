@@ -32,6 +32,10 @@ DURATION_OF: dict[str, str] = {
 }
 
 
+_ENDS_WHEN_ANSWERED = frozenset((*CLOCKED, "roles"))
+"""The phases that end early once nobody is left to answer."""
+
+
 def waiting_for(state: DraculaState) -> list[int]:
     """The seats the phase waits on: when none is left, it ends early. Nobody while the clock is
     paused (the table stopped to talk) or while the game waits on the host."""
@@ -86,7 +90,7 @@ class DraculaStory(Story[DraculaState]):
         """A phase nobody is waiting on any more ends (repeatedly: the next one may need nobody)."""
         for _ in range(20):
             state = self.state
-            if state.phase not in (*CLOCKED, "roles") or state.paused() or waiting_for(state):
+            if state.phase not in _ENDS_WHEN_ANSWERED or state.paused() or waiting_for(state):
                 return
             self.close()
 

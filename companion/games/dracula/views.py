@@ -24,12 +24,13 @@ from typing import Any
 from companion.games.base import SYSTEM, Command, Deadline, Event, Secret, Viewer
 from companion.games.dracula import letters as letter_rules
 from companion.games.dracula import night as night_rules
-from companion.games.dracula.moves import action_problem, post_of
+from companion.games.dracula.moves import action_problem, post_of, post_phase
 from companion.games.dracula.options import ROOMS, unverified
 from companion.games.dracula.rules import eligible, human_map_users, small_table
 from companion.games.dracula.state import CLOCKED, DraculaState, Player
 from companion.games.dracula.story import votes_today, waiting_for
 from companion.games.lines import log_line
+from companion.games.offers import offered
 from companion.games.picture import shared_picture
 
 PUBLIC_ROLES = ("final_choice", "final_target", "round_over", "over")
@@ -210,6 +211,8 @@ def sheet(state: DraculaState, p: Player) -> dict[str, Any]:
 
 def may_write(state: DraculaState, seat: int) -> list[tuple[int, str]]:
     """Whom this player may write to now, and what (the phone's form and the actions both ask)."""
+    if not letter_rules.writing_time(post_phase(state)):
+        return []  # nobody writes from dusk to dawn: the night's phases need no look at the post
     key = f"may_write {seat}"
     if key not in state.wall:
         state.wall[key] = letter_rules.recipients(post_of(state), seat)
@@ -331,7 +334,7 @@ def deadline(state: DraculaState) -> Deadline | None:
     clock = state.clock
     if state.phase not in CLOCKED or clock is None or clock.ends_us is None:
         return None
-    return Deadline(clock.ends_us, clock.since_us, Command("time_up", {"step": state.step}))
+    return Deadline(clock.ends_us, clock.since_us, offered("time_up", step=state.step))
 
 
 def runs_in_real_time(state: DraculaState) -> bool:
@@ -346,7 +349,7 @@ def times_phones(state: DraculaState) -> bool:
 def actions(state: DraculaState, viewer: Viewer) -> list[Command]:
     """Everything this viewer might do now; the table marks each allowed or not, with the reason."""
     if viewer == SYSTEM:
-        return [Command("time_up", {"step": state.step})] if runs_in_real_time(state) else []
+        return [offered("time_up", step=state.step)] if runs_in_real_time(state) else []
     if viewer.kind == "host":
         return _host_actions(state)
     me = viewer.seat
@@ -355,52 +358,55 @@ def actions(state: DraculaState, viewer: Viewer) -> list[Command]:
     p = state.player(me)
     commands = _phase_actions(state, p)
     for to, kind in may_write(state, me):
-        commands.append(Command("write", {"to": to, "kind": kind, "title": "",
-                                          "text": f"whisper {me} to {to} ({state.round}.{state.night} {state.phase})"}))
+        commands.append(offered("write", to=to, kind=kind, title="",
+                                text=f"whisper {me} to {to} ({state.round}.{state.night} {state.phase})"))
     return commands
 
 
 def _host_actions(state: DraculaState) -> list[Command]:
     if state.phase == "confirm":
-        return [Command("confirm_night")]
+        return [offered("confirm_night")]
     if state.phase == "round_over":
-        return [Command("next_round")]
+        return [offered("next_round")]
     if state.phase == "roles":
-        return [Command("end_phase")]
+        return [offered("end_phase")]
     if state.clock is None:
         return []
-    return [Command("resume_clock" if state.paused() else "pause_clock"), Command("extend_clock", {"seconds": 60}),
-            Command("end_phase")]
+    return [offered("resume_clock" if state.paused() else "pause_clock"), offered("extend_clock", seconds=60),
+            offered("end_phase")]
 
 
 def _phase_actions(state: DraculaState, p: Player) -> list[Command]:
     phase = state.phase
-    seats = [o.seat for o in state.players]
     if phase in ("roles", "dawn") or (phase == "day" and not votes_today(state)):
-        return [Command("ready")]
+        return [offered("ready")]
     if phase == "day":
-        return [Command("vote", {"candidate": c}) for c in eligible(state)] + [Command("ready")]
+        return [offered("vote", candidate=c) for c in eligible(state)] + [offered("ready")]
     if phase == "dusk":
-        commands = [Command("choose_room", {"room": room}) for room in ROOMS]
+        commands = _room_choices()
         if p.obj == "map" and not p.vampire:
-            commands.append(Command("choose_room", {"room": None, "use": True}))
+            commands.append(offered("choose_room", room=None, use=True))
         elif p.obj == "map":
-            commands += [Command("choose_room", {"room": ROOMS[0], "use": True, "curse_target": t,
-                                                 "curse_room": ROOMS[1]}) for t in seats if t != p.seat]
+            commands += [offered("choose_room", room=ROOMS[0], use=True, curse_target=o.seat, curse_room=ROOMS[1])
+                         for o in state.players if o.seat != p.seat]
         elif p.obj:
-            commands += [Command("choose_room", {"room": room, "use": True}) for room in ROOMS]
+            commands += [offered("choose_room", room=room, use=True) for room in ROOMS]
         return commands
     if phase in ("maps", "dracula"):
-        return [Command("choose_room", {"room": room}) for room in ROOMS]
+        return _room_choices()
     if phase == "actions" and p.seat not in state.sanctuary:
-        return [Command("act", {k: v for k, v in c["args"].items()}) for c in _action_choices(state, p)]
+        return [offered("act", **c["args"]) for c in _action_choices(state, p)]
     if phase == "torture":
-        return [Command("disguise", {"human": True}), Command("disguise", {"human": False})]
+        return [offered("disguise", human=True), offered("disguise", human=False)]
     if phase == "final_choice":
-        return [Command("stance", {"stance": "flee"}), Command("stance", {"stance": "fight"})]
+        return [offered("stance", stance="flee"), offered("stance", stance="fight")]
     if phase == "final_target":
-        return [Command("name_vampire", {"vampire": o.seat}) for o in state.players if o.vampire]
+        return [offered("name_vampire", vampire=o.seat) for o in state.players if o.vampire]
     return []
+
+
+def _room_choices() -> list[Command]:
+    return [offered("choose_room", room=room) for room in ROOMS]
 
 
 # -- log lines -----------------------------------------------------------------------------------------

@@ -12,6 +12,8 @@ check and its telling), views.py (what each screen may see, secrets, actions, lo
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from companion.games.base import Command, GameDefinition
 from companion.games.nuit.evolve import close, evolve, is_over
 from companion.games.nuit.moves import MOVES, story
@@ -29,7 +31,7 @@ NUIT_DES_VAMPIRES: GameDefinition[NuitState] = GameDefinition(
     normalize_options=normalize_options,
     setup=setup,
     moves=MOVES,
-    phase=lambda state: state.phase,
+    phase=attrgetter("phase"),
     stage=NuitState.stage,
     story=story,
     seated=NuitState.seated,

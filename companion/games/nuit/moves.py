@@ -16,12 +16,11 @@ from companion.games.base import Args, Move, Rejection, Viewer, anyone
 from companion.games.nuit.options import BRIDGES, ELIXIRS
 from companion.games.nuit.rules import (
     give_back_magic,
-    open_tower,
+    open_tower_refusal,
     pay_bottles,
     peek_tower,
     still_to_roll,
     take_bottles,
-    take_magic,
 )
 from companion.games.nuit.state import COURTYARD, OUBLIETTES, START, NuitState
 from companion.games.nuit.turn import (
@@ -31,6 +30,7 @@ from companion.games.nuit.turn import (
     TEMPO_SPACES,
     WAYS_OUT,
     NuitTurn,
+    awaits,
     card_in_hand,
     others_at,
     player_name,
@@ -166,7 +166,7 @@ _TAKE_CAUSES = {"moving": "onion", "split": "replenish", "pick": "fate", "reward
 def _tell_take(story: NuitTurn, seat: int, args: Args) -> None:
     stage = story.state.stage()
     pips = story.state.turn.get("pips", 0)
-    story.apply(take_magic(story.state, seat, args["card"], _TAKE_CAUSES[str(stage)]))
+    story.take_magic(seat, args["card"], _TAKE_CAUSES[str(stage)])
     if stage == "split":
         story.split(seat, pips - 2)
     elif stage == "pick":
@@ -310,12 +310,11 @@ def _tell_pay(story: NuitTurn, seat: int, args: Args) -> None:
 def _check_open(state: NuitState, seat: int, args: Args) -> Rejection | None:
     if state.physical and args.get("found") not in FOUND:
         return Rejection("say_what_was_found")
-    outcome = open_tower(state, seat, args.get("tower"), args.get("found"))  # type: ignore[arg-type]
-    return outcome if isinstance(outcome, Rejection) else None
+    return open_tower_refusal(state, seat, args.get("tower"), args.get("found"))  # type: ignore[arg-type]
 
 
 def _tell_open(story: NuitTurn, seat: int, args: Args) -> None:
-    story.apply(open_tower(story.state, seat, args["tower"], args.get("found")))
+    story.open_tower(seat, args["tower"], args.get("found"))
     if story.state.phase == "turn":
         story.end_turn()
 
@@ -357,13 +356,12 @@ def _tell_start_roll(story: NuitTurn, actor: Viewer, args: Args) -> None:
 
 def _awaited(state: NuitState, actor: Viewer) -> Rejection | None:
     """The turn waits on one seat (both sides of a duel at once)."""
-    waiting = waiting_for(state)
-    if actor.seat in waiting:
+    if awaits(state, actor.seat):
         return None
     duel = state.duel
     if state.stage() == "duel" and duel and actor.seat in (duel["attacker"], duel["defender"]):
         return Rejection("already_ready")
-    return Rejection("waiting_for", {"name": ", ".join(player_name(state, s) for s in waiting)})
+    return Rejection("waiting_for", {"name": ", ".join(player_name(state, s) for s in waiting_for(state))})
 
 
 SeatCheck = Callable[[NuitState, int, Args], Rejection | None]

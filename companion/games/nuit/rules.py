@@ -83,7 +83,7 @@ def setup(options: Mapping[str, Any], seats: Sequence[SeatInfo], rng: RandomSour
 Outcome = Rejection | list[Event]
 
 
-def _story_of(state: NuitState, tell: Callable[[LedgerStory], None]) -> list[Event]:
+def _story_of(state: NuitState, tell: Callable[[LedgerStory], object]) -> list[Event]:
     story = LedgerStory(state, 0, _NoRandom())
     tell(story)
     return story.events
@@ -122,6 +122,10 @@ def pay_bottles(state: NuitState, seat: int, count: int, cause: str, as_many_as_
 def take_magic(state: NuitState, seat: int, card: int, cause: str) -> Outcome:
     """N-F3 / N-L4: a card from the display into the hand (at most max_magic, N-L1), and the
     display refilled from the top of the deck."""
+    return _take_magic_refusal(state, seat, card) or _story_of(state, lambda story: story.take_magic(seat, card, cause))
+
+
+def _take_magic_refusal(state: NuitState, seat: int, card: int) -> Rejection | None:
     refused = _not_seated(state, seat)
     if refused:
         return refused
@@ -129,11 +133,7 @@ def take_magic(state: NuitState, seat: int, card: int, cause: str) -> Outcome:
         return Rejection("not_on_display")
     if len(state.player(seat).hand) >= state.options["max_magic"]:
         return Rejection("hand_full", {"max": state.options["max_magic"]})
-
-    def tell(story: LedgerStory) -> None:
-        story.tell("magic_taken", {"seat": seat, "card": card, "cause": cause})
-        story.refill()
-    return _story_of(state, tell)
+    return None
 
 
 def give_back_magic(state: NuitState, seat: int, cards: Sequence[int], cause: str) -> Outcome:
@@ -195,25 +195,26 @@ def open_tower(state: NuitState, seat: int, number: int, found: str | None = Non
     """N-C3 / N-E1: the content is shown to everyone (ambiguity 14). The tomato wins at once and the
     seal is opened; an onion is taken (the tower stays empty) and its finder goes to the oubliettes.
     With physical towers the table says what was found (`found`)."""
+    return open_tower_refusal(state, seat, number, found) or \
+        _story_of(state, lambda story: story.open_tower(seat, number, found))
+
+
+def open_tower_refusal(state: NuitState, seat: int, number: int, found: str | None) -> Rejection | None:
+    """Why `open_tower` would refuse (None when it would not), without telling its events."""
     refused = _tower_refusal(state, seat, number)
     if refused:
         return refused
-    content = found if state.physical else state.tower(number).content
-    if content not in (TOMATO, ONION):
+    if _found(state, number, found) not in (TOMATO, ONION):
         return Rejection("say_what_was_found")
-    if state.physical and content == ONION and sum(t.found == ONION for t in state.towers) >= TOWERS - 1:
+    if state.physical and found == ONION and sum(t.found == ONION for t in state.towers) >= TOWERS - 1:
         # The box holds one tomato and four onions: the last closed tower holds the tomato.
         return Rejection("onions_all_found")
+    return None
 
-    def tell(story: LedgerStory) -> None:
-        story.tell("tower_opened", {"seat": seat, "tower": number, "content": content}, reveals=not state.physical)
-        if content == TOMATO:
-            story.tell("game_won", {"seat": seat, "tower": number, "salt": state.salt,
-                                    "commitment": state.commitment}, reveals=state.salt is not None)
-        else:
-            story.tell("onion_taken", {"seat": seat, "tower": number})
-            story.tell("player_moved", {"seat": seat, "to": OUBLIETTES, "cause": "onion"})
-    return _story_of(state, tell)
+
+def _found(state: NuitState, number: int, found: str | None) -> str | None:
+    """What opening the tower shows: the table says it with physical towers."""
+    return found if state.physical else state.tower(number).content
 
 
 def peek_tower(state: NuitState, seat: int, number: int) -> Outcome:
@@ -265,6 +266,32 @@ class LedgerStory(Story[NuitState]):
         if kind in _UNDER_THE_DECK:
             # The deck may have been empty with a short display: it is never left short (N-L4).
             self.refill()
+
+    def take_magic(self, seat: int, card: int, cause: str) -> Rejection | None:
+        """`take_magic` told in this story, where its events are evolved once (the module's function
+        tries them on a story of its own to list them)."""
+        refused = _take_magic_refusal(self.state, seat, card)
+        if refused:
+            return refused
+        self.tell("magic_taken", {"seat": seat, "card": card, "cause": cause})
+        self.refill()
+        return None
+
+    def open_tower(self, seat: int, number: int, found: str | None = None) -> Rejection | None:
+        """`open_tower` told in this story (see `take_magic`)."""
+        state = self.state
+        refused = open_tower_refusal(state, seat, number, found)
+        if refused:
+            return refused
+        content = _found(state, number, found)
+        self.tell("tower_opened", {"seat": seat, "tower": number, "content": content}, reveals=not state.physical)
+        if content == TOMATO:
+            self.tell("game_won", {"seat": seat, "tower": number, "salt": state.salt,
+                                   "commitment": state.commitment}, reveals=state.salt is not None)
+        else:
+            self.tell("onion_taken", {"seat": seat, "tower": number})
+            self.tell("player_moved", {"seat": seat, "to": OUBLIETTES, "cause": "onion"})
+        return None
 
     def refill(self) -> None:
         """N-L4: the display back to display_magic cards, while the deck has any."""

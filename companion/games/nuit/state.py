@@ -7,7 +7,7 @@ catalogues `magic` and `fate`; piles are tuples of numbers, top first.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -59,7 +59,7 @@ class FateCard:
         """The card's unique name in views: shown only once it has been drawn."""
         return f"fatecard-{self.number:02d}"
 
-    def to_json(self, colours: list[str]) -> dict[str, Any]:
+    def to_json(self, colours: Sequence[str]) -> dict[str, Any]:
         return {"card": self.token, "colour": colours[self.colour], "kind": self.kind, "n": self.n}
 
 
@@ -104,8 +104,11 @@ class Tower:
         return f"tower-{self.number}-{self.content or self.found}"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Player:
+    """A player's ledger. Without slots: most events copy a player, and a copy of an attribute
+    dictionary is cheap (companion/games/frozen.py)."""
+
     seat: int
     name: str
     bottles: int = 0
@@ -169,8 +172,11 @@ class NuitState(Seated[Player]):
     so every state made by `replace` starts with an empty one."""
 
     @property
-    def colours(self) -> list[str]:
-        return list(self.options["fate_colours"])
+    def colours(self) -> Sequence[str]:
+        """The fate colours' names, as the options give them (read, never changed: not a copy,
+        since every stop and push a screen offers is checked against them)."""
+        colours: Sequence[str] = self.options["fate_colours"]
+        return colours
 
     @property
     def physical(self) -> bool:
@@ -178,6 +184,19 @@ class NuitState(Seated[Player]):
 
     def stage(self) -> str | None:
         return self.turn.get("stage")
+
+    def player(self, seat: int) -> Player:
+        """The player at `seat`. Players are in seat order, and seats are most often numbered 1, 2,
+        3...: the seat's own place is looked at first (nearly every check asks for a player)."""
+        players = self.players
+        if type(seat) is int and 0 < seat <= len(players) and players[seat - 1].seat == seat:
+            return players[seat - 1]
+        return super().player(seat)
+
+    def seated(self, seat: int | None) -> bool:
+        """Whether `seat` plays: every seat is in the playing order from the setup on, and a look
+        in that tuple is much cheaper than a walk over the players (every command asks it)."""
+        return seat in self.order
 
     def tower(self, number: int) -> Tower:
         return self.towers[number - 1]

@@ -40,13 +40,13 @@ FOUND = ("tomato", "onion")
 def card_in_hand(state: NuitState, seat: int, card: Any, *kinds: str) -> Rejection | None:
     if not whole(card) or card not in state.player(seat).hand:
         return Rejection("not_in_hand")
-    if kinds and not any(state.magic[card].kind.startswith(k) for k in kinds):
+    if kinds and not state.magic[card].kind.startswith(kinds):
         return Rejection("not_that_card")
     return None
 
 
 def held(state: NuitState, seat: int, *kinds: str) -> list[int]:
-    return [c for c in state.player(seat).hand if any(state.magic[c].kind.startswith(k) for k in kinds)]
+    return [c for c in state.player(seat).hand if state.magic[c].kind.startswith(kinds)]
 
 
 def elixir_bottles(state: NuitState, seat: int) -> int:
@@ -78,6 +78,24 @@ def duel_sides(state: NuitState) -> list[int]:
 
 def waiting_for(state: NuitState) -> list[int]:
     """Who the turn waits for now."""
+    return list(_waiting(state))
+
+
+def awaits(state: NuitState, seat: int | None) -> bool:
+    """Whether the turn waits for `seat` now."""
+    return seat in _waiting(state)
+
+
+def _waiting(state: NuitState) -> list[int]:
+    """Worked out once per state (kept in its `wall`): the check of every command a screen offers
+    asks it. The list is the cache's own: never changed."""
+    waiting: list[int] | None = state.wall.get("waiting")
+    if waiting is None:
+        waiting = state.wall["waiting"] = _waiting_for(state)
+    return waiting
+
+
+def _waiting_for(state: NuitState) -> list[int]:
     if state.phase == "start_roll":
         return still_to_roll(state)
     if state.phase != "turn":

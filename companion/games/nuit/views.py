@@ -9,6 +9,7 @@ its peeker alone (N-F5). The children's assist lists the fate cards drawn so far
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from itertools import combinations
 from typing import Any
 
@@ -17,7 +18,8 @@ from companion.games.lines import log_line
 from companion.games.nuit.options import DEFAULTS, ELIXIRS, UNVERIFIED
 from companion.games.nuit.rules import GAME_ID, SEAL_NAME, still_to_roll
 from companion.games.nuit.state import COURTYARD, OUBLIETTES, NuitState, Player, Tower
-from companion.games.nuit.turn import BRIDGE_USES, FOUND, MOVE_SPACES, TEMPO_SPACES, waiting_for
+from companion.games.nuit.turn import BRIDGE_USES, FOUND, MOVE_SPACES, TEMPO_SPACES, awaits, waiting_for
+from companion.games.offers import offered
 from companion.games.picture import shared_picture
 
 
@@ -91,7 +93,7 @@ def _build_picture(state: NuitState) -> dict[str, Any]:
         "seal": _seal_json(state),
         "happenings": list(state.happenings),
         "winner": state.winner,
-        "colours": colours,
+        "colours": list(colours),
         "options": options,
         "unverified": [key for key in UNVERIFIED if options[key] == DEFAULTS[key]],
     }
@@ -146,14 +148,14 @@ def actions(state: NuitState, viewer: Viewer) -> list[Command]:
     if state.phase == "start_roll":
         if viewer.kind == "seat" and viewer.seat not in state.start.get("contenders", []):
             return []
-        return [Command("roll")]
+        return [offered("roll")]
     me = viewer.seat
     if state.phase != "turn" or viewer.kind != "seat" or me is None or not state.seated(me):
         return []
-    commands = [Command("cash", {"card": c}) for c in state.player(me).hand if state.magic[c].kind in ELIXIRS]
-    if me not in waiting_for(state):
+    commands = [offered("cash", card=c) for c in state.player(me).hand if state.magic[c].kind in ELIXIRS]
+    if not awaits(state, me):
         if state.stage() == "meet" and me in state.turn.get("seats", []):
-            commands.insert(0, Command("duel", {"seat": me}))  # N-T2: standing there, call the duel
+            commands.insert(0, offered("duel", seat=me))  # N-T2: standing there, call the duel
         return commands
     return _stage_commands(state, me) + commands
 
@@ -163,57 +165,69 @@ def _of_kind(state: NuitState, seat: int, prefix: str) -> list[int]:
 
 
 def _takes(state: NuitState) -> list[Command]:
-    return [Command("take", {"card": c}) for c in state.display]
+    return [offered("take", card=c) for c in state.display]
+
+
+@lru_cache(maxsize=64)
+def _stops(colours: tuple[str, ...]) -> tuple[Command, ...]:
+    """Every place a move may stop at, for each length of move: the same for every move of a game."""
+    return tuple(offered("stop", spaces=n, at=at) for at in (*colours, COURTYARD) for n in MOVE_SPACES)
+
+
+def _plays(state: NuitState, me: int, card: int) -> list[Command]:
+    """N-L2: the ways to play one magic card during a move."""
+    kind = state.magic[card].kind
+    if kind == "tempo":
+        return [offered("play", card=card, spaces=n) for n in TEMPO_SPACES]
+    if kind == "bridge":
+        return [offered("play", card=card, use=use) for use in BRIDGE_USES]
+    if kind == "glove":
+        return [offered("play", card=card, **{"from": other.seat}, take=taken)
+                for other in state.players if other.seat != me for taken in other.hand
+                if state.magic[taken].kind != "glove"]
+    return []
 
 
 def _stage_commands(state: NuitState, me: int) -> list[Command]:
     stage = state.stage()
     turn = state.turn
     player = state.player(me)
+    skip = offered("skip")
     if stage == "choose":
         if player.location != OUBLIETTES:
-            return [Command("move"), Command("replenish")]
-        return [Command("move", {"way": "bribe"}), Command("move", {"way": "roll"}),
-                *(Command("move", {"way": "bridge", "card": c}) for c in _of_kind(state, me, "bridge")),
-                Command("replenish")]
+            return [offered("move"), offered("replenish")]
+        return [offered("move", way="bribe"), offered("move", way="roll"),
+                *(offered("move", way="bridge", card=c) for c in _of_kind(state, me, "bridge")),
+                offered("replenish")]
     if stage == "moving":
         commands = _takes(state) if state.move.get("bonus", 0) > 0 else []
         for card in player.hand:
-            kind = state.magic[card].kind
-            if kind == "tempo":
-                commands += [Command("play", {"card": card, "spaces": n}) for n in TEMPO_SPACES]
-            elif kind == "bridge":
-                commands += [Command("play", {"card": card, "use": use}) for use in BRIDGE_USES]
-            elif kind == "glove":
-                commands += [Command("play", {"card": card, "from": other.seat, "take": taken})
-                             for other in state.players if other.seat != me for taken in other.hand
-                             if state.magic[taken].kind != "glove"]
-        return commands + [Command("stop", {"spaces": n, "at": at})
-                           for at in (*state.colours, COURTYARD) for n in MOVE_SPACES]
+            commands += _plays(state, me, card)
+        return [*commands, *_stops(tuple(state.colours))]
     if stage == "meet":
-        return [*(Command("duel", {"seat": s}) for s in turn["seats"]), Command("skip")]
+        return [*(offered("duel", seat=s) for s in turn["seats"]), skip]
     if stage == "duel":
-        return [*(Command("duel_card", {"card": c}) for c in _of_kind(state, me, "duel_")), Command("ready")]
+        return [*(offered("duel_card", card=c) for c in _of_kind(state, me, "duel_")), offered("ready")]
     if stage in ("reward", "pick", "split"):
-        return [*_takes(state), Command("skip")]
+        return [*_takes(state), skip]
     if stage == "push":
-        return [*(Command("push", {"to": colour}) for colour in state.colours), Command("skip")]
+        return [*(offered("push", to=colour) for colour in state.colours), skip]
     if stage == "give_back":
         count = min(turn["count"], len(player.hand))
         return [Command("give_back", {"cards": list(cards)}) for cards in combinations(player.hand, count)]
     if stage == "flying":
         closed = [t.number for t in state.towers if not t.opened]
-        return [*(Command("fly", {"to": colour}) for colour in state.colours),
-                *(Command("peek", {"tower": n}) for n in closed), Command("skip")]
+        return [*(offered("fly", to=colour) for colour in state.colours),
+                *(offered("peek", tower=n) for n in closed), skip]
     if stage == "fate":
-        return [Command("draw_fate"), Command("skip")]
+        return [offered("draw_fate"), skip]
     if stage == "debt":
-        return [Command("pay"), Command("skip")]
+        return [offered("pay"), skip]
     if stage == "tower":
         closed = [t.number for t in state.towers if not t.opened]
         if state.physical:
-            return [Command("open", {"tower": n, "found": found}) for n in closed for found in FOUND]
-        return [Command("open", {"tower": n}) for n in closed]
+            return [offered("open", tower=n, found=found) for n in closed for found in FOUND]
+        return [offered("open", tower=n) for n in closed]
     return []
 
 

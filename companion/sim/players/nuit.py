@@ -51,12 +51,13 @@ def play_game(players: int, options: Mapping[str, Any], key: bytes, rnd: random.
     rng = SeededRandomSource(key)
     state = GAME.setup(normalize_options(options), seats_for(players), rng)
     played = Played(state, tuple(rng.draws))
+    viewers = {n: seat(n) for n in range(1, players + 1)}
     for _ in range(limit):
         if state.phase == "over":
             break
         waiting = waiting_for(state)
         who = rnd.choice(waiting) if waiting and rnd.random() < 0.9 else rnd.randint(1, players)
-        viewer = seat(who)
+        viewer = viewers[who]
         allowed = [c for c in GAME.actions(state, viewer) if GAME.validate(state, viewer, c) is None]
         if not allowed:
             continue

@@ -1,4 +1,5 @@
-"""Random complete series of Dracula on the pure rules, for the property tests.
+"""Random complete series of Dracula, played on the pure rules (no table, no store): the property
+tests' engine, the browser tests' source of real positions, and the rules' speed in the benchmarks.
 
 Every command a player, the host or the system might send is taken from the game's own `actions`
 (the screens' choices), checked by `validate` and decided; time passes between commands, and a
@@ -97,22 +98,11 @@ def play_series(players: int, seed: int, watch: Watch | None = None, max_command
     setup_draws = Draws(rnd)
     state = new_series(players, draws=setup_draws, **options)
     played = Played(state, normalize_options(options), seats(players), setup_draws.draws)
+    viewers = {p.seat: seat(p.seat) for p in state.players}
     now = T0
     while not GAME.is_over(state) and played.commands < max_commands:
         now += rnd.randint(1, 300_000 if state.phase == "day" else 5_000_000)
-        awaited = sorted(GAME.awaited(state))
-        deadline = GAME.deadline(state)
-        if state.phase in ("confirm", "round_over"):
-            actor, choices = HOST, GAME.actions(state, HOST)
-        elif awaited and rnd.random() > patience / max(1, len(awaited)):
-            actor = seat(rnd.choice(awaited))
-            choices = GAME.actions(state, actor)
-        elif deadline is not None:
-            now = max(now, deadline.at_us)
-            actor, choices = SYSTEM, [deadline.command]
-        else:
-            actor = rnd.choice([HOST, *(seat(p.seat) for p in state.players)])
-            choices = GAME.actions(state, actor)
+        actor, choices, now = _next(state, rnd, patience, now, viewers)
         if not choices:
             continue
         command = pick(rnd, choices)
@@ -128,3 +118,21 @@ def play_series(players: int, seed: int, watch: Watch | None = None, max_command
             played.turns.append(turn)
     played.state = state
     return played
+
+
+def _next(state: DraculaState, rnd: random.Random, patience: float, now: int,
+          viewers: dict[int, Viewer]) -> tuple[Viewer, list[Command], int]:
+    """Who acts next, what they might send, and the time: the host while the game waits on them; a
+    player the phase awaits, unless they let the time run out; then the system when the phase's
+    time is up (the clock jumps to it); else anyone. Each question is asked only when it decides."""
+    if state.phase in ("confirm", "round_over"):
+        return HOST, GAME.actions(state, HOST), now
+    awaited = sorted(GAME.awaited(state))
+    if awaited and rnd.random() > patience / max(1, len(awaited)):
+        actor = viewers[rnd.choice(awaited)]
+        return actor, GAME.actions(state, actor), now
+    deadline = GAME.deadline(state)
+    if deadline is not None:
+        return SYSTEM, [deadline.command], max(now, deadline.at_us)
+    actor = rnd.choice([HOST, *(viewers[p.seat] for p in state.players)])
+    return actor, GAME.actions(state, actor), now
