@@ -67,7 +67,7 @@ def is_up(state: GarlicState, where: tuple[int, int]) -> bool:
 def face_up_swap_allowed(state: GarlicState, slapper: int) -> bool:
     """Ambiguity 8, read literally: the moon's face-up swap is the fallback for when no other
     player has a face-down card (one coffin elsewhere can still be swapped with the slapper's own)."""
-    return not any(p.face_down() for p in state.players if p.seat != slapper)
+    return not any(not slot.up for p in state.players if p.seat != slapper for slot in p.slots)
 
 
 def target(state: GarlicState, actor: int, kind: str, args: Mapping[str, Any]
@@ -107,11 +107,20 @@ def moon_pair(state: GarlicState, actor: int, args: Mapping[str, Any]
     if up_a != up_b:
         return None, Rejection("moon_same_side")
     if up_a:
-        if not face_up_swap_allowed(state, actor):
-            return None, Rejection("moon_face_down_first")
-        if a[0] == b[0]:
-            return None, Rejection("moon_two_players")
+        refusal = face_up_pair_refusal(face_up_swap_allowed(state, actor), a, b)
+        if refusal is not None:
+            return None, refusal
     return (a, b), None
+
+
+def face_up_pair_refusal(swap_allowed: bool, a: tuple[int, int], b: tuple[int, int]) -> Rejection | None:
+    """Why the moon may not swap these two face-up cards: only when `face_up_swap_allowed`, and
+    never two of one player's."""
+    if not swap_allowed:
+        return Rejection("moon_face_down_first")
+    if a[0] == b[0]:
+        return Rejection("moon_two_players")
+    return None
 
 
 # -- deadlines --------------------------------------------------------------------------------

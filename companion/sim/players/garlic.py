@@ -4,7 +4,7 @@ tests' engine, and a quick way to reach every corner of the rules."""
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -15,6 +15,7 @@ from companion.fairness.drbg import SeededRandomSource
 from companion.fairness.rng import Draw
 from companion.games.base import HOST, SYSTEM, TABLE, Command, Event, SeatInfo, Viewer, seat
 from companion.games.garlic import GARLIC_SLAP
+from companion.games.garlic.offers import Block, offers, refused
 from companion.games.garlic.options import normalize_options
 from companion.games.garlic.state import GarlicState
 from companion.games.reactions import ROUND_ARMED
@@ -94,22 +95,74 @@ def holds_target(state: GarlicState, command: Command) -> bool:
     return isinstance(winner, str) and holds(state, int(winner.removeprefix("seat:")))
 
 
-def _pick(rnd: random.Random, state: GarlicState, candidates: list[tuple[Viewer, Command]],
-          keep: Callable[[Viewer, Command], bool] = lambda v, c: True) -> tuple[Viewer, Command] | None:
-    """A uniformly random allowed candidate that `keep` accepts, or None.
+class Offered:
+    """Every (viewer, command) the acting viewers are offered now, in the order `actions` lists
+    them, each command made only when it is read (the moon offers hundreds; a step plays one)."""
 
-    Validating only what is drawn (and dropping what is refused) draws uniformly among the allowed
-    candidates, without validating every one of them: a moon offers hundreds of card pairs.
-    """
-    pool = [(v, c) for v, c in candidates if keep(v, c)]
-    while pool:
-        index = rnd.randrange(len(pool))
-        viewer, command = pool[index]
-        if GARLIC_SLAP.validate(state, viewer, command) is None:
-            return viewer, command
-        pool[index] = pool[-1]
-        pool.pop()
+    def __init__(self, state: GarlicState, viewers: list[Viewer]) -> None:
+        self.state = state
+        self.blocks = [(viewer, block) for viewer in viewers for block in offers(state, viewer) if len(block)]
+        self.size = sum(len(block) for _, block in self.blocks)
+        self.checked_refusal = False
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __getitem__(self, index: int) -> tuple[Viewer, Command]:
+        viewer, block, at = self._locate(index)
+        return viewer, block[at]
+
+    def __iter__(self) -> Iterator[tuple[Viewer, Command]]:
+        for viewer, block in self.blocks:
+            for at in range(len(block)):
+                yield viewer, block[at]
+
+    def allowed(self, index: int) -> bool:
+        """`validate` allows it. A command the rules refuse from its block alone is not made, nor
+        asked of `validate`, except the first of each step, which must be refused there too."""
+        viewer, block, at = self._locate(index)
+        if refused(block, at):
+            if not self.checked_refusal:
+                self.checked_refusal = True
+                assert GARLIC_SLAP.validate(self.state, viewer, block[at]) is not None, f"{block[at]} is allowed"
+            return False
+        return GARLIC_SLAP.validate(self.state, viewer, block[at]) is None
+
+    def _locate(self, index: int) -> tuple[Viewer, Block, int]:
+        for viewer, block in self.blocks:
+            if index < len(block):
+                return viewer, block, index
+            index -= len(block)
+        raise IndexError(index)
+
+
+def _draw(rnd: random.Random, size: int, allowed: Callable[[int], bool]) -> int | None:
+    """A uniformly random index below `size` that `allowed` accepts, or None.
+
+    Asking only what is drawn (and setting aside what is refused) draws uniformly among the allowed
+    candidates without asking about every one of them: a moon offers hundreds of card pairs. A
+    refused index takes the last one's place, as in a list where it is swapped with the last and
+    dropped (`moved` keeps the places that changed)."""
+    moved: dict[int, int] = {}
+    while size:
+        index = rnd.randrange(size)
+        candidate = moved.get(index, index)
+        if allowed(candidate):
+            return candidate
+        size -= 1
+        moved[index] = moved.get(size, size)
     return None
+
+
+def _pick(rnd: random.Random, state: GarlicState, offered: Offered,
+          keep: Callable[[Viewer, Command], bool] | None = None) -> tuple[Viewer, Command] | None:
+    """A uniformly random allowed candidate (that `keep` accepts), or None."""
+    if keep is None:
+        found = _draw(rnd, len(offered), offered.allowed)
+        return None if found is None else offered[found]
+    pool = [(v, c) for v, c in offered if keep(v, c)]
+    found = _draw(rnd, len(pool), lambda i: GARLIC_SLAP.validate(state, *pool[i]) is None)
+    return None if found is None else pool[found]
 
 
 def referee_decision(rnd: random.Random, armed: Mapping[str, Any], state: GarlicState, keen: set[int],
@@ -187,7 +240,7 @@ def play_game(players: int, options: Mapping[str, Any], seed: int, check: Check 
             for idle in (v for v in viewers if v not in acting):
                 allowed = [c for c in GARLIC_SLAP.actions(state, idle) if GARLIC_SLAP.validate(state, idle, c) is None]
                 assert not allowed, f"{idle} may {allowed[0]} in phase {state.phase}, unforeseen"
-        candidates = [(v, c) for v in acting for c in GARLIC_SLAP.actions(state, v)]
+        candidates = Offered(state, acting)
         picked = _pick(rnd, state, candidates)
         if picked is None:
             raise AssertionError(f"stuck in phase {state.phase}: nobody can do anything")
