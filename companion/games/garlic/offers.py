@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from itertools import combinations
-from typing import Any, Protocol
+from typing import Any
 
 from companion.games.base import Command, Viewer
 from companion.games.garlic.rules import deadline, face_up_pair_refusal, face_up_swap_allowed
@@ -25,19 +25,37 @@ JUDGE = (Command("judge", {"right": True}), Command("judge", {"right": False}))
 """Commands without a choice in them are made once (a command is a value, never changed)."""
 
 
-class Block(Protocol):
-    """Commands offered together, read by position."""
+class Lazy:
+    """A block whose commands are made as they are read (each once); they all have one name."""
 
-    def __len__(self) -> int: ...
+    name = ""
 
-    def __getitem__(self, index: int, /) -> Command: ...
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.made: dict[int, Command] = {}
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __getitem__(self, index: int, /) -> Command:
+        command = self.made.get(index)
+        if command is None:
+            if not 0 <= index < self.size:
+                raise IndexError(index)
+            command = self.made[index] = self.make(index)
+        return command
+
+    def make(self, index: int) -> Command:
+        raise NotImplementedError
+
+    def refused(self, index: int) -> bool:
+        """The rules refuse this command whatever else holds (a block that can tell says so
+        cheaply); False means only that `validate` must be asked."""
+        return False
 
 
-def refused(block: Block, index: int) -> bool:
-    """The rules refuse this command whatever else holds (a block that knows says so cheaply);
-    False means only that `validate` must be asked."""
-    known = getattr(block, "refused", None)
-    return bool(known and known(index))
+Block = list[Command] | tuple[Command, ...] | Lazy
+"""Commands offered together, read by position."""
 
 
 def offers(state: GarlicState, viewer: Viewer) -> list[Block]:
@@ -77,7 +95,7 @@ def actions(state: GarlicState, viewer: Viewer) -> list[Command]:
 
 
 def _read(block: Block) -> Iterator[Command]:
-    return (block[i] for i in range(len(block)))
+    return (block[i] for i in range(len(block))) if isinstance(block, Lazy) else iter(block)
 
 
 def _card_commands(state: GarlicState, me: int, name: str, kinds: tuple[str, ...]) -> list[Command]:
@@ -107,28 +125,22 @@ def _moon_offers(state: GarlicState, me: int) -> Block:
 Place = tuple[int, int]
 
 
-class MoonPairs:
+class MoonPairs(Lazy):
     """S-S7: every two cards on the same side, coffins to be looked at first or not, in table
     order; each made into its command only when read. Which of them the rules refuse is known
     from the cards alone (`refused`): a face-up pair, unless no other player has a coffin."""
 
+    name = "moon"
+
     def __init__(self, state: GarlicState, slapper: int) -> None:
         places = [((p.seat, i), slot.up) for p in state.players for i, slot in enumerate(p.slots)]
-        self.pairs: list[tuple[Place, Place, bool | None]] = []
+        self.pairs = [(a, b, look) for (a, up), (b, b_up) in combinations(places, 2) if up == b_up
+                      for look in ((None,) if up else (True, False))]
         """(a, b, look): look is None for two face-up cards."""
-        for (a, up), (b, b_up) in combinations(places, 2):
-            if up != b_up:
-                continue
-            if up:
-                self.pairs.append((a, b, None))
-            else:
-                self.pairs += [(a, b, True), (a, b, False)]
         self.swap_allowed = face_up_swap_allowed(state, slapper)
+        super().__init__(len(self.pairs))
 
-    def __len__(self) -> int:
-        return len(self.pairs)
-
-    def __getitem__(self, index: int, /) -> Command:
+    def make(self, index: int) -> Command:
         a, b, look = self.pairs[index]
         args = {"a": list(a), "b": list(b)}
         return Command("moon", args if look is None else {**args, "look": look})
@@ -159,24 +171,22 @@ def _system_offers(state: GarlicState) -> list[Block]:
     return [commands, SampleDecisions(state)]
 
 
-class SampleDecisions:
+class SampleDecisions(Lazy):
     """A round's sample decisions: each seat first (ahead of another seat by 40 ms, and with a
     false start in the first), a tie of the first two seats, and nobody; in a skull round the
     same presses are faults."""
+
+    name = "settle"
 
     def __init__(self, state: GarlicState) -> None:
         self.round = state.round
         self.at = int(state.turn["at_us"])
         self.seats = [p.seat for p in state.players]
         self.hands_off = state.turn.get("mode") == "hands_off"
+        super().__init__(len(self.seats) + 2)
 
-    def __len__(self) -> int:
-        return len(self.seats) + 2
-
-    def __getitem__(self, index: int, /) -> Command:
+    def make(self, index: int) -> Command:
         seats = self.seats
-        if index < 0:
-            index += len(self)
         if index < len(seats):
             return self._first(seats[index])
         if index == len(seats):
@@ -185,10 +195,8 @@ class SampleDecisions:
                                  "ties": [[f"seat:{a}", f"seat:{b}"]],
                                  "order": [self._row(a, 250_000, 250_000), self._row(b, 250_400, 250_000)],
                                  "false_starts": []})
-        if index == len(seats) + 1:
-            return self._settle({"outcome": "clean" if self.hands_off else "no_reaction", "winner": None,
-                                 "tied_first": [], "ties": [], "order": [], "false_starts": []})
-        raise IndexError(index)
+        return self._settle({"outcome": "clean" if self.hands_off else "no_reaction", "winner": None,
+                             "tied_first": [], "ties": [], "order": [], "false_starts": []})
 
     def _first(self, winner: int) -> Command:
         other = next(s for s in self.seats if s != winner)

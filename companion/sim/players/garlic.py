@@ -15,7 +15,7 @@ from companion.fairness.drbg import SeededRandomSource
 from companion.fairness.rng import Draw
 from companion.games.base import HOST, SYSTEM, TABLE, Command, Event, SeatInfo, Viewer, seat
 from companion.games.garlic import GARLIC_SLAP
-from companion.games.garlic.offers import Block, offers, refused
+from companion.games.garlic.offers import Block, Lazy, offers
 from companion.games.garlic.options import normalize_options
 from companion.games.garlic.state import GarlicState
 from companion.games.reactions import ROUND_ARMED
@@ -81,29 +81,45 @@ def own_claim(command: Command) -> bool:
     return command.name == "claim" and command.args.get("kind") in ("own_up", "own_down")
 
 
-def holds(state: GarlicState, seat_number: int) -> bool:
-    """The player holds a card that matches the dice (as far as the companion can see)."""
+def holders(state: GarlicState) -> set[int]:
+    """The players who hold a card that matches the dice (as far as the companion can see)."""
     dice = state.dice
-    if dice is None or state.physical:
-        return False
-    cards = [state.card(slot.card) for slot in state.player(seat_number).slots]
-    return any(card is not None and dice.matches(card) for card in cards)
+    if dice is None or state.physical or dice.effect:  # nothing matches an effect
+        return set()
+    deck = state.deck
+    return {p.seat for p in state.players
+            if any(slot.card is not None and dice.matches(deck[slot.card]) for slot in p.slots)}
 
 
-def holds_target(state: GarlicState, command: Command) -> bool:
+def winner_seat(command: Command) -> int | None:
+    """The seat a settle command's decision names first."""
     winner = command.args["decision"].get("winner")
-    return isinstance(winner, str) and holds(state, int(winner.removeprefix("seat:")))
+    return int(winner.removeprefix("seat:")) if isinstance(winner, str) else None
 
 
 class Offered:
     """Every (viewer, command) the acting viewers are offered now, in the order `actions` lists
     them, each command made only when it is read (the moon offers hundreds; a step plays one)."""
 
-    def __init__(self, state: GarlicState, viewers: list[Viewer]) -> None:
+    def __init__(self, state: GarlicState, blocks: list[tuple[Viewer, Block]]) -> None:
         self.state = state
-        self.blocks = [(viewer, block) for viewer in viewers for block in offers(state, viewer) if len(block)]
-        self.size = sum(len(block) for _, block in self.blocks)
+        self.blocks = [(viewer, block, len(block)) for viewer, block in blocks if len(block)]
+        self.size = sum(size for _, _, size in self.blocks)
         self.checked_refusal = False
+
+    @classmethod
+    def to(cls, state: GarlicState, viewers: list[Viewer]) -> Offered:
+        return cls(state, [(viewer, block) for viewer in viewers for block in offers(state, viewer)])
+
+    def without(self, name: str) -> Offered:
+        """The same offers less the commands of this name."""
+        kept: list[tuple[Viewer, Block]] = []
+        for viewer, block, _ in self.blocks:
+            if not isinstance(block, Lazy):
+                kept.append((viewer, [command for command in block if command.name != name]))
+            elif block.name != name:
+                kept.append((viewer, block))
+        return Offered(self.state, kept)
 
     def __len__(self) -> int:
         return self.size
@@ -113,15 +129,15 @@ class Offered:
         return viewer, block[at]
 
     def __iter__(self) -> Iterator[tuple[Viewer, Command]]:
-        for viewer, block in self.blocks:
-            for at in range(len(block)):
+        for viewer, block, size in self.blocks:
+            for at in range(size):
                 yield viewer, block[at]
 
     def allowed(self, index: int) -> bool:
         """`validate` allows it. A command the rules refuse from its block alone is not made, nor
         asked of `validate`, except the first of each step, which must be refused there too."""
         viewer, block, at = self._locate(index)
-        if refused(block, at):
+        if isinstance(block, Lazy) and block.refused(at):
             if not self.checked_refusal:
                 self.checked_refusal = True
                 assert GARLIC_SLAP.validate(self.state, viewer, block[at]) is not None, f"{block[at]} is allowed"
@@ -129,10 +145,10 @@ class Offered:
         return GARLIC_SLAP.validate(self.state, viewer, block[at]) is None
 
     def _locate(self, index: int) -> tuple[Viewer, Block, int]:
-        for viewer, block in self.blocks:
-            if index < len(block):
+        for viewer, block, size in self.blocks:
+            if index < size:
                 return viewer, block, index
-            index -= len(block)
+            index -= size
         raise IndexError(index)
 
 
@@ -154,15 +170,10 @@ def _draw(rnd: random.Random, size: int, allowed: Callable[[int], bool]) -> int 
     return None
 
 
-def _pick(rnd: random.Random, state: GarlicState, offered: Offered,
-          keep: Callable[[Viewer, Command], bool] | None = None) -> tuple[Viewer, Command] | None:
-    """A uniformly random allowed candidate (that `keep` accepts), or None."""
-    if keep is None:
-        found = _draw(rnd, len(offered), offered.allowed)
-        return None if found is None else offered[found]
-    pool = [(v, c) for v, c in offered if keep(v, c)]
-    found = _draw(rnd, len(pool), lambda i: GARLIC_SLAP.validate(state, *pool[i]) is None)
-    return None if found is None else pool[found]
+def _pick(rnd: random.Random, offered: Offered) -> tuple[Viewer, Command] | None:
+    """A uniformly random allowed candidate, or None."""
+    found = _draw(rnd, len(offered), offered.allowed)
+    return None if found is None else offered[found]
 
 
 def referee_decision(rnd: random.Random, armed: Mapping[str, Any], state: GarlicState, keen: set[int],
@@ -240,14 +251,14 @@ def play_game(players: int, options: Mapping[str, Any], seed: int, check: Check 
             for idle in (v for v in viewers if v not in acting):
                 allowed = [c for c in GARLIC_SLAP.actions(state, idle) if GARLIC_SLAP.validate(state, idle, c) is None]
                 assert not allowed, f"{idle} may {allowed[0]} in phase {state.phase}, unforeseen"
-        candidates = Offered(state, acting)
-        picked = _pick(rnd, state, candidates)
+        candidates = Offered.to(state, acting)
+        picked = _pick(rnd, candidates)
         if picked is None:
             raise AssertionError(f"stuck in phase {state.phase}: nobody can do anything")
         actor, command = picked
         if command.name == "timeout" and rnd.random() < memory:
             # Players mostly act before their time runs out.
-            actor, command = _pick(rnd, state, candidates, lambda v, c: c.name != "timeout") or picked
+            actor, command = _pick(rnd, candidates.without("timeout")) or picked
         if command.name in ("claim", "no_claim") and rnd.random() < memory:
             better = own_claim if state.physical else partial(right_claim, state)
             right = [c for v, c in candidates if v == actor and better(c) and GARLIC_SLAP.validate(state, v, c) is None]
@@ -257,14 +268,15 @@ def play_game(players: int, options: Mapping[str, Any], seed: int, check: Check 
             command = Command("judge", {"right": True})  # real cards: the slapper mostly knew
         elif command.name == "settle" and rnd.random() < 0.5:
             # Random presses through the real referee.
-            keen = {p.seat for p in state.players if holds(state, p.seat)}
+            keen = holders(state)
             armed = next(e.data for e in reversed(played.events) if e.type == ROUND_ARMED)
             command = Command("settle", {"round": state.round,
                                          "decision": referee_decision(rnd, armed, state, keen, memory)})
         elif command.name == "settle" and rnd.random() < memory:
             # The game's own sample decisions; the players who hold the target are the likelier
             # to slap first.
-            eager = [c for v, c in candidates if c.name == "settle" and holds_target(state, c)]
+            keen = holders(state)
+            eager = [c for v, c in candidates if c.name == "settle" and winner_seat(c) in keen]
             command = rnd.choice(eager) if eager else command
         command = Command(command.name, command.args, clock)
         drawn = len(rng.draws)
