@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 S = TypeVar("S")
@@ -46,10 +46,14 @@ def _plan(cls: type) -> _Plan:
 
 
 def changed(state: S, **changes: Any) -> S:
-    """`dataclasses.replace(state, **changes)`: the same value, made faster for a plain state.
+    """`dataclasses.replace(state, **changes)`: the same value, made faster for a plain state."""
+    return with_changes(state, changes)
 
-    Anything else (a name that is no init field, a class this copy would not do right) goes to
-    `replace` itself, errors included."""
+
+def with_changes(state: S, changes: Mapping[str, Any]) -> S:
+    """`changed` with the changes in a mapping (an evolve that gathers them saves a call's worth of
+    keyword arguments). Anything a dict copy would not make right (a name that is no init field,
+    a class this copy would not do) goes to `dataclasses.replace` itself, errors included."""
     cls: type = type(state)
     plan = _plan(cls)
     if not plan.plain or not plan.fields.issuperset(changes):

@@ -16,7 +16,7 @@ from companion.fairness.rng import RandomSource, shuffled
 from companion.games.base import Command, Deadline, Event, Rejection, SeatInfo
 from companion.games.garlic.state import RECENT, Cleared, Dice, GarlicState, Penalty, Player, Slot, build_deck
 from companion.games.reactions import ROUND_ARMED, ROUND_LATE_PRESS, ROUND_SETTLED, with_round
-from companion.games.states import changed
+from companion.games.states import with_changes
 
 TURN_PHASES = ("claim", "bat", "moon", "moon_look")
 """Phases where the first slapper must act before a timeout."""
@@ -175,32 +175,32 @@ def _happened(state: GarlicState, kind: str, data: Mapping[str, Any]) -> tuple[M
 
 
 def evolve(state: GarlicState, event: Event) -> GarlicState:
+    """The state after one more event: what the event changes, and every event counts a step,
+    made in one copy."""
     on = _ON.get(event.type)
     if on is None:
         raise ValueError(f"the garlic game has no event {event.type!r}")
-    return on(state, event.data)
-
-
-def _next(state: GarlicState, **changes: Any) -> GarlicState:
-    """The state after one more event: every event counts a step, made in the same copy as its changes."""
-    return changed(state, step=state.step + 1, **changes)
+    changes = on(state, event.data)
+    changes["step"] = state.step + 1
+    return with_changes(state, changes)
 
 
 Data = Mapping[str, Any]
+Changes = dict[str, Any]
 
 
-def _dice_rolled(state: GarlicState, data: Data) -> GarlicState:
+def _dice_rolled(state: GarlicState, data: Data) -> Changes:
     dice = Dice(data["round"], data["roller"], data["colour"], data["symbol"], data["at_us"])
     # The check is over: a card shown after a wrong claim goes back coffin side up for good.
-    return _next(state, phase="reaction", round=dice.round, roller=dice.roller, dice=dice, turn={},
-                 shown=frozenset(), result=None)
+    return dict(phase="reaction", round=dice.round, roller=dice.roller, dice=dice, turn={},
+                shown=frozenset(), result=None)
 
 
-def _round_armed(state: GarlicState, data: Data) -> GarlicState:
-    return _next(state, turn={"mode": data["mode"], "at_us": data["at_us"], "window_us": data["window_us"]})
+def _round_armed(state: GarlicState, data: Data) -> Changes:
+    return dict(turn={"mode": data["mode"], "at_us": data["at_us"], "window_us": data["window_us"]})
 
 
-def _round_settled(state: GarlicState, data: Data) -> GarlicState:
+def _round_settled(state: GarlicState, data: Data) -> Changes:
     board = state.board
     if data["mode"] == "race":
         board = with_round(board, data["decision"].get("order", []))
@@ -209,82 +209,82 @@ def _round_settled(state: GarlicState, data: Data) -> GarlicState:
     result["false_starts"] = data["decision"].get("false_starts", [])
     result["late"] = []
     result["signal"] = data["decision"].get("signal", "table")
-    return _next(state, result=result, board=board, turn={**state.turn, "settled": True})
+    return dict(result=result, board=board, turn={**state.turn, "settled": True})
 
 
-def _round_late_press(state: GarlicState, data: Data) -> GarlicState:
+def _round_late_press(state: GarlicState, data: Data) -> Changes:
     # A slap after the decision: listed with its time, and on the board; it changes no turn (the
     # turn's deadline is due when it was, named by the new step).
     result = {**(state.result or {}), "late": [*(state.result or {}).get("late", []), data["press"]]}
-    return _next(state, result=result, board=with_round(state.board, [data["press"]]))
+    return dict(result=result, board=with_round(state.board, [data["press"]]))
 
 
-def _slapper_called(state: GarlicState, data: Data) -> GarlicState:
-    return _next(state, phase=data["phase"], turn={"seat": data["seat"], "queue": list(data["queue"]),
-                                                   "since_us": data["since_us"]})
+def _slapper_called(state: GarlicState, data: Data) -> Changes:
+    return dict(phase=data["phase"], turn={"seat": data["seat"], "queue": list(data["queue"]),
+                                           "since_us": data["since_us"]})
 
 
-def _claim_made(state: GarlicState, data: Data) -> GarlicState:
+def _claim_made(state: GarlicState, data: Data) -> Changes:
     claim = {"kind": data["kind"], "target": data["target"], "slot": data["slot"]}
-    return _next(state, turn={**state.turn, "claim": claim},
-                 happenings=_happened(state, "claim", {"seat": data["seat"], "claim": data["kind"],
-                                                       "target": data["target"], "slot": data["slot"]}))
+    return dict(turn={**state.turn, "claim": claim},
+                happenings=_happened(state, "claim", {"seat": data["seat"], "claim": data["kind"],
+                                                      "target": data["target"], "slot": data["slot"]}))
 
 
-def _judgement_asked(state: GarlicState, data: Data) -> GarlicState:
-    return _next(state, phase="confirm", turn={**state.turn, "votes": {}, "judge": data["by"]})
+def _judgement_asked(state: GarlicState, data: Data) -> Changes:
+    return dict(phase="confirm", turn={**state.turn, "votes": {}, "judge": data["by"]})
 
 
-def _claim_vote(state: GarlicState, data: Data) -> GarlicState:
+def _claim_vote(state: GarlicState, data: Data) -> Changes:
     votes = {**state.turn.get("votes", {}), str(data["seat"]): data["right"]}
-    return _next(state, turn={**state.turn, "votes": votes})
+    return dict(turn={**state.turn, "votes": votes})
 
 
-def _claim_judged(state: GarlicState, data: Data) -> GarlicState:
-    return _next(state, happenings=_happened(state, "judged", {"seat": data["seat"], "right": data["right"],
-                                                                "by": data["by"]}))
+def _claim_judged(state: GarlicState, data: Data) -> Changes:
+    return dict(happenings=_happened(state, "judged", {"seat": data["seat"], "right": data["right"],
+                                                        "by": data["by"]}))
 
 
-def _claim_withdrawn(state: GarlicState, data: Data) -> GarlicState:
-    return _next(state, happenings=_happened(state, "no_claim", {"seat": data["seat"], "cause": data["cause"]}))
+def _claim_withdrawn(state: GarlicState, data: Data) -> Changes:
+    return dict(happenings=_happened(state, "no_claim", {"seat": data["seat"], "cause": data["cause"]}))
 
 
-def _card_checked(state: GarlicState, data: Data) -> GarlicState:
+def _card_checked(state: GarlicState, data: Data) -> Changes:
     # Shown to everyone until it is turned face up, cleared, or (a wrong check) the next roll.
-    return _next(state, shown=state.shown | {data["card"]}, happenings=_happened(state, "checked", {
+    return dict(shown=state.shown | {data["card"]}, happenings=_happened(state, "checked", {
         "seat": data["seat"], "slot": data["slot"], "by": data["by"], "right": data["right"]}))
 
 
-def _card_turned_down(state: GarlicState, data: Data) -> GarlicState:
-    return _next(state, players=_set_slot(state, data["seat"], data["slot"], False),
-                 happenings=_happened(state, "turned_down", {k: data[k] for k in ("seat", "slot", "cause")}))
+def _card_turned_down(state: GarlicState, data: Data) -> Changes:
+    return dict(players=_set_slot(state, data["seat"], data["slot"], False),
+                happenings=_happened(state, "turned_down", {k: data[k] for k in ("seat", "slot", "cause")}))
 
 
-def _card_turned_up(state: GarlicState, data: Data) -> GarlicState:
-    return _next(state, players=_set_slot(state, data["seat"], data["slot"], True),
-                 shown=state.shown - {data["card"]},
-                 happenings=_happened(state, "turned_up", {k: data[k] for k in ("seat", "slot", "cause")}))
+def _card_turned_up(state: GarlicState, data: Data) -> Changes:
+    return dict(players=_set_slot(state, data["seat"], data["slot"], True),
+                shown=state.shown - {data["card"]},
+                happenings=_happened(state, "turned_up", {k: data[k] for k in ("seat", "slot", "cause")}))
 
 
-def _card_cleared(state: GarlicState, data: Data) -> GarlicState:
+def _card_cleared(state: GarlicState, data: Data) -> Changes:
     player = state.player(data["seat"])
     slots = player.slots[:data["slot"]] + player.slots[data["slot"] + 1:]
     cleared = (*player.cleared, Cleared(data["card"], data["checked"]))
-    return _next(state, players=_with_player(state, Player(player.seat, player.name, slots, cleared)),
-                 shown=state.shown - {data["card"]},
-                 happenings=_happened(state, "cleared", {"seat": data["seat"], "checked": data["checked"],
-                                                         "count": len(cleared)}))
+    return dict(players=_with_player(state, Player(player.seat, player.name, slots, cleared)),
+                shown=state.shown - {data["card"]},
+                happenings=_happened(state, "cleared", {"seat": data["seat"], "checked": data["checked"],
+                                                        "count": len(cleared)}))
 
 
-def _card_drawn(state: GarlicState, data: Data) -> GarlicState:
+def _card_drawn(state: GarlicState, data: Data) -> Changes:
     player = state.player(data["seat"])
     slots = (*player.slots, Slot(data["card"], True))
-    return _next(state, pile=state.pile[1:], players=_with_player(state, Player(player.seat, player.name, slots,
-                                                                                player.cleared)),
-                 happenings=_happened(state, "drew", {"seat": data["seat"], "cause": data["cause"]}))
+    return dict(pile=state.pile[1:], players=_with_player(state, Player(player.seat, player.name, slots,
+                                                                        player.cleared)),
+                happenings=_happened(state, "drew", {"seat": data["seat"], "cause": data["cause"]}))
 
 
-def _cards_swapped(state: GarlicState, data: Data) -> GarlicState:
+def _cards_swapped(state: GarlicState, data: Data) -> Changes:
     players = state.players
     if data["a"] is not None:
         (sa, ia), (sb, ib) = data["a"], data["b"]
@@ -292,55 +292,55 @@ def _cards_swapped(state: GarlicState, data: Data) -> GarlicState:
         moved = _with_player(state, _with_slot(state.player(sa), ia, card_b))
         after_a = next(p for p in moved if p.seat == sb)
         players = tuple(_with_slot(after_a, ib, card_a) if p.seat == sb else p for p in moved)
-    return _next(state, players=players, happenings=_happened(state, "swapped", {
+    return dict(players=players, happenings=_happened(state, "swapped", {
         "seat": data["by"], "a": data["a"], "b": data["b"], "face": data["face"]}))
 
 
-def _moon_looked(state: GarlicState, data: Data) -> GarlicState:
-    return _next(state, phase="moon_look", turn={**state.turn, "a": data["a"], "b": data["b"],
-                                                  "since_us": data["since_us"]},
-                 happenings=_happened(state, "looked", {"seat": data["seat"], "a": data["a"], "b": data["b"]}))
+def _moon_looked(state: GarlicState, data: Data) -> Changes:
+    return dict(phase="moon_look", turn={**state.turn, "a": data["a"], "b": data["b"],
+                                          "since_us": data["since_us"]},
+                happenings=_happened(state, "looked", {"seat": data["seat"], "a": data["a"], "b": data["b"]}))
 
 
-def _bat_chosen(state: GarlicState, data: Data) -> GarlicState:
-    return _next(state)
+def _bat_chosen(state: GarlicState, data: Data) -> Changes:
+    return {}
 
 
-def _action_passed(state: GarlicState, data: Data) -> GarlicState:
-    return _next(state, happenings=_happened(state, "passed", {"seat": data["seat"], "cause": data["cause"]}))
+def _action_passed(state: GarlicState, data: Data) -> Changes:
+    return dict(happenings=_happened(state, "passed", {"seat": data["seat"], "cause": data["cause"]}))
 
 
-def _penalty_due(state: GarlicState, data: Data) -> GarlicState:
-    return _next(state, penalties=(*state.penalties, Penalty(data["seat"], data["reason"], data["since_us"])))
+def _penalty_due(state: GarlicState, data: Data) -> Changes:
+    return dict(penalties=(*state.penalties, Penalty(data["seat"], data["reason"], data["since_us"])))
 
 
-def _penalty_paid(state: GarlicState, data: Data) -> GarlicState:
+def _penalty_paid(state: GarlicState, data: Data) -> Changes:
     waiting = list(state.penalties)
     index = next((i for i, p in enumerate(waiting) if p.seat == data["seat"]), None) if data.get("chosen") else None
     if index is not None:
         del waiting[index]
-    return _next(state, penalties=tuple(waiting), happenings=_happened(state, "penalty", {
+    return dict(penalties=tuple(waiting), happenings=_happened(state, "penalty", {
         "seat": data["seat"], "reason": data["reason"], "how": data["how"]}))
 
 
-def _penalties_awaited(state: GarlicState, data: Data) -> GarlicState:
-    return _next(state, phase="penalties", turn={"then": data.get("then", "pass")})
+def _penalties_awaited(state: GarlicState, data: Data) -> Changes:
+    return dict(phase="penalties", turn={"then": data.get("then", "pass")})
 
 
-def _dice_passed(state: GarlicState, data: Data) -> GarlicState:
-    return _next(state, phase="roll", roller=data["to"], turn={})
+def _dice_passed(state: GarlicState, data: Data) -> Changes:
+    return dict(phase="roll", roller=data["to"], turn={})
 
 
-def _dice_kept(state: GarlicState, data: Data) -> GarlicState:
-    return _next(state, phase="roll", turn={}, happenings=_happened(state, "tie", {"seat": data["roller"]}))
+def _dice_kept(state: GarlicState, data: Data) -> Changes:
+    return dict(phase="roll", turn={}, happenings=_happened(state, "tie", {"seat": data["roller"]}))
 
 
-def _game_won(state: GarlicState, data: Data) -> GarlicState:
-    return _next(state, phase="over", winner=data["seat"], turn={}, penalties=(),
-                 happenings=_happened(state, "won", {"seat": data["seat"]}))
+def _game_won(state: GarlicState, data: Data) -> Changes:
+    return dict(phase="over", winner=data["seat"], turn={}, penalties=(),
+                happenings=_happened(state, "won", {"seat": data["seat"]}))
 
 
-_ON: dict[str, Callable[[GarlicState, Data], GarlicState]] = {
+_ON: dict[str, Callable[[GarlicState, Data], Changes]] = {
     "dice_rolled": _dice_rolled,
     ROUND_ARMED: _round_armed,
     ROUND_SETTLED: _round_settled,
@@ -367,7 +367,7 @@ _ON: dict[str, Callable[[GarlicState, Data], GarlicState]] = {
     "dice_kept": _dice_kept,
     "game_won": _game_won,
 }
-"""What each event does to the state: one function per event, found by its type (a table rather
+"""What each event changes in the state: one function per event, found by its type (a table rather
 than a chain of tests, which every event would walk down to its own)."""
 
 
