@@ -113,13 +113,18 @@ def moon_pair(state: GarlicState, actor: int, args: Mapping[str, Any]
     return (a, b), None
 
 
+_FACE_DOWN_FIRST = Rejection("moon_face_down_first")
+_TWO_PLAYERS = Rejection("moon_two_players")
+
+
 def face_up_pair_refusal(swap_allowed: bool, a: tuple[int, int], b: tuple[int, int]) -> Rejection | None:
     """Why the moon may not swap these two face-up cards: only when `face_up_swap_allowed`, and
-    never two of one player's."""
+    never two of one player's. (Its refusals are made once: a random moon asks about dozens of
+    pairs.)"""
     if not swap_allowed:
-        return Rejection("moon_face_down_first")
+        return _FACE_DOWN_FIRST
     if a[0] == b[0]:
-        return Rejection("moon_two_players")
+        return _TWO_PLAYERS
     return None
 
 

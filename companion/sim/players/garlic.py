@@ -133,6 +133,13 @@ class Offered:
             for at in range(size):
                 yield viewer, block[at]
 
+    def of(self, viewer: Viewer) -> Iterator[Command]:
+        """The commands offered to this viewer."""
+        for offered_to, block, size in self.blocks:
+            if offered_to == viewer:
+                for at in range(size):
+                    yield block[at]
+
     def allowed(self, index: int) -> bool:
         """`validate` allows it. A command the rules refuse from its block alone is not made, nor
         asked of `validate`, except the first of each step, which must be refused there too."""
@@ -261,7 +268,7 @@ def play_game(players: int, options: Mapping[str, Any], seed: int, check: Check 
             actor, command = _pick(rnd, candidates.without("timeout")) or picked
         if command.name in ("claim", "no_claim") and rnd.random() < memory:
             better = own_claim if state.physical else partial(right_claim, state)
-            right = [c for v, c in candidates if v == actor and better(c) and GARLIC_SLAP.validate(state, v, c) is None]
+            right = [c for c in candidates.of(actor) if better(c) and GARLIC_SLAP.validate(state, actor, c) is None]
             clearing = [c for c in right if c.args.get("kind") == "own_down"]
             command = rnd.choice(clearing or right) if right else command
         elif command.name == "judge" and rnd.random() < memory:
