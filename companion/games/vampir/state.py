@@ -31,10 +31,12 @@ class Card:
     colour: str | None
     """None for a "Somewhere" joker."""
     heads: int
+    joker: bool = field(init=False, repr=False, compare=False)
+    """A "Somewhere" joker (no colour). A field rather than a property: hands and piles are searched
+    for jokers at every turn."""
 
-    @property
-    def joker(self) -> bool:
-        return self.colour is None
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "joker", self.colour is None)
 
     def token(self, round_number: int) -> str:
         """The card's unique name in views during one round (the same card is dealt again next round,
