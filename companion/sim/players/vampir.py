@@ -154,10 +154,14 @@ def _hunt_from(rnd: random.Random, own: list[int], jokers: list[int], at_least: 
             return chosen
 
 
-def _hunt_colours(hand: Sequence[int]) -> list[str]:
-    jokers = sum(CARDS[c].joker for c in hand)
-    return [colour for colour in COLOURS
-            if (n := sum(CARDS[c].colour == colour for c in hand)) and n + jokers >= 3]
+def _colours(cards: Sequence[int]) -> Counter[str | None]:
+    """How many of these cards each colour has (None counts the jokers)."""
+    return Counter(CARDS[c].colour for c in cards)
+
+
+def _hunt_colours(counts: Counter[str | None]) -> list[str]:
+    """The colours a hand with these colour counts could hunt in."""
+    return [colour for colour in COLOURS if counts[colour] and counts[colour] + counts[None] >= 3]
 
 
 def _with_replace(state: VampirState, rnd: random.Random, colour: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -175,12 +179,13 @@ def turn_move(state: VampirState, rnd: random.Random) -> Command:
     player = state.player(me)
     jokers = [c for c in player.hand if CARDS[c].joker]
     held = {h.colour for h in player.hunts}
-    hunts = [colour for colour in _hunt_colours(player.hand) if colour not in held or rnd.random() < 0.3]
+    counts = _colours(player.hand)
+    hunts = [colour for colour in _hunt_colours(counts) if colour not in held or rnd.random() < 0.3]
     if state.stage == "choose":
         # A pile of jokers alone is taken with at least one card of its colour from hand (ambiguity 5).
         takes = [colour for colour in COLOURS if state.piles[colour]
-                 and len(state.piles[colour]) + sum(CARDS[c].colour == colour for c in player.hand) + len(jokers) >= 3
-                 and any(CARDS[c].colour == colour for c in [*state.piles[colour], *player.hand])
+                 and len(state.piles[colour]) + counts[colour] + len(jokers) >= 3
+                 and (counts[colour] or any(CARDS[c].colour == colour for c in state.piles[colour]))
                  and (colour not in held or rnd.random() < 0.3)]
         of_jokers = [colour for colour in takes if all(CARDS[c].joker for c in state.piles[colour])]
         chosen = of_jokers if of_jokers and rnd.random() < 0.8 else takes if takes and rnd.random() < 0.4 else []
