@@ -7,6 +7,7 @@ what those events do to the state and how a round is scored, for digital and phy
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -88,10 +89,11 @@ def hunt_colour(cards: Iterable[int], taken_from: str | None = None) -> str | No
 
 
 def possible_hunts(hand: Sequence[int]) -> list[str]:
-    """The colours this hand could lay a hunt in now."""
-    jokers = sum(1 for c in hand if CARDS[c].joker)
-    return [colour for colour in COLOURS
-            if (n := sum(1 for c in hand if CARDS[c].colour == colour)) and n + jokers >= MIN_HUNT]
+    """The colours this hand could lay a hunt in now (its colours counted in one pass: every hunt
+    laid asks it)."""
+    counts = Counter(CARDS[c].colour for c in hand)
+    jokers = counts[None]
+    return [colour for colour in COLOURS if (n := counts[colour]) and n + jokers >= MIN_HUNT]
 
 
 def entry_refusal(hunts: Any) -> Rejection | None:
