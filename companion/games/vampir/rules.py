@@ -92,8 +92,8 @@ def possible_hunts(hand: Sequence[int]) -> list[str]:
     """The colours this hand could lay a hunt in now (its colours counted in one pass: every hunt
     laid asks it)."""
     counts = Counter(CARDS[c].colour for c in hand)
-    jokers = counts[None]
-    return [colour for colour in COLOURS if (n := counts[colour]) and n + jokers >= MIN_HUNT]
+    jokers = counts.get(None, 0)
+    return [colour for colour in COLOURS if (n := counts.get(colour, 0)) and n + jokers >= MIN_HUNT]
 
 
 def entry_refusal(hunts: Any) -> Rejection | None:
