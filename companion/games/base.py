@@ -12,6 +12,7 @@ simulated playthroughs.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
@@ -59,6 +60,13 @@ SYSTEM = Viewer("system")
 
 
 def seat(number: int) -> Viewer:
+    """The viewer of one seat. A viewer is a value: each seat's is made once (with its checks),
+    since players and tables ask for them at every step."""
+    return _seat(number) if type(number) is int else Viewer("seat", number)
+
+
+@functools.lru_cache(maxsize=256)
+def _seat(number: int) -> Viewer:
     return Viewer("seat", number)
 
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from companion.games.base import Command, GameDefinition
 from companion.games.garlic.moves import MOVES, story
+from companion.games.garlic.offers import actions
 from companion.games.garlic.options import MAX_PLAYERS, normalize_options, options_schema
 from companion.games.garlic.rules import awaited, deadline, evolve, is_over, setup
 from companion.games.garlic.state import GarlicState
-from companion.games.garlic.views import actions, describe, secrets, view
+from companion.games.garlic.views import describe, secrets, view
 
 GARLIC_SLAP: GameDefinition[GarlicState] = GameDefinition(
     id="garlic-slap",

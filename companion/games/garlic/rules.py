@@ -9,14 +9,14 @@ keeper settles it with the referee's decision, from which the rules take the fir
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from companion.fairness.rng import RandomSource, shuffled
 from companion.games.base import Command, Deadline, Event, Rejection, SeatInfo
 from companion.games.garlic.state import RECENT, Cleared, Dice, GarlicState, Penalty, Player, Slot, build_deck
 from companion.games.reactions import ROUND_ARMED, ROUND_LATE_PRESS, ROUND_SETTLED, with_round
+from companion.games.states import with_changes
 
 TURN_PHASES = ("claim", "bat", "moon", "moon_look")
 """Phases where the first slapper must act before a timeout."""
@@ -67,7 +67,7 @@ def is_up(state: GarlicState, where: tuple[int, int]) -> bool:
 def face_up_swap_allowed(state: GarlicState, slapper: int) -> bool:
     """Ambiguity 8, read literally: the moon's face-up swap is the fallback for when no other
     player has a face-down card (one coffin elsewhere can still be swapped with the slapper's own)."""
-    return not any(p.face_down() for p in state.players if p.seat != slapper)
+    return not any(not slot.up for p in state.players if p.seat != slapper for slot in p.slots)
 
 
 def target(state: GarlicState, actor: int, kind: str, args: Mapping[str, Any]
@@ -107,11 +107,25 @@ def moon_pair(state: GarlicState, actor: int, args: Mapping[str, Any]
     if up_a != up_b:
         return None, Rejection("moon_same_side")
     if up_a:
-        if not face_up_swap_allowed(state, actor):
-            return None, Rejection("moon_face_down_first")
-        if a[0] == b[0]:
-            return None, Rejection("moon_two_players")
+        refusal = face_up_pair_refusal(face_up_swap_allowed(state, actor), a, b)
+        if refusal is not None:
+            return None, refusal
     return (a, b), None
+
+
+_FACE_DOWN_FIRST = Rejection("moon_face_down_first")
+_TWO_PLAYERS = Rejection("moon_two_players")
+
+
+def face_up_pair_refusal(swap_allowed: bool, a: tuple[int, int], b: tuple[int, int]) -> Rejection | None:
+    """Why the moon may not swap these two face-up cards: only when `face_up_swap_allowed`, and
+    never two of one player's. (Its refusals are made once: a random moon asks about dozens of
+    pairs.)"""
+    if not swap_allowed:
+        return _FACE_DOWN_FIRST
+    if a[0] == b[0]:
+        return _TWO_PLAYERS
+    return None
 
 
 # -- deadlines --------------------------------------------------------------------------------
@@ -145,14 +159,18 @@ def awaited(state: GarlicState) -> frozenset[int]:
 
 # -- evolve -----------------------------------------------------------------------------------
 
-def _with_player(state: GarlicState, seat: int, **changes: Any) -> tuple[Player, ...]:
-    return tuple(replace(p, **changes) if p.seat == seat else p for p in state.players)
+def _with_player(state: GarlicState, player: Player) -> tuple[Player, ...]:
+    """The players with this one (by seat) as given."""
+    return tuple(player if p.seat == player.seat else p for p in state.players)
+
+
+def _with_slot(player: Player, index: int, slot: Slot) -> Player:
+    return Player(player.seat, player.name, _put(player.slots, index, slot), player.cleared)
 
 
 def _set_slot(state: GarlicState, seat: int, slot: int, up: bool) -> tuple[Player, ...]:
-    slots = list(state.player(seat).slots)
-    slots[slot] = replace(slots[slot], up=up)
-    return _with_player(state, seat, slots=tuple(slots))
+    player = state.player(seat)
+    return _with_player(state, _with_slot(player, slot, Slot(player.slots[slot].card, up)))
 
 
 def _happened(state: GarlicState, kind: str, data: Mapping[str, Any]) -> tuple[Mapping[str, Any], ...]:
@@ -162,118 +180,200 @@ def _happened(state: GarlicState, kind: str, data: Mapping[str, Any]) -> tuple[M
 
 
 def evolve(state: GarlicState, event: Event) -> GarlicState:
-    return _evolve(state, event)
+    """The state after one more event: what the event changes, and every event counts a step,
+    made in one copy."""
+    on = _ON.get(event.type)
+    if on is None:
+        raise ValueError(f"the garlic game has no event {event.type!r}")
+    changes = on(state, event.data)
+    changes["step"] = state.step + 1
+    return with_changes(state, changes)
 
 
-def _next(state: GarlicState, **changes: Any) -> GarlicState:
-    """The state after one more event: every event counts a step, made in the same copy as its changes."""
-    return replace(state, step=state.step + 1, **changes)
+Data = Mapping[str, Any]
+Changes = dict[str, Any]
 
 
-def _evolve(state: GarlicState, event: Event) -> GarlicState:
-    data = event.data
-    kind = event.type
-    if kind == "dice_rolled":
-        dice = Dice(data["round"], data["roller"], data["colour"], data["symbol"], data["at_us"])
-        # The check is over: a card shown after a wrong claim goes back coffin side up for good.
-        return _next(state, phase="reaction", round=dice.round, roller=dice.roller, dice=dice, turn={},
-                     shown=frozenset(), result=None)
-    if kind == ROUND_ARMED:
-        return _next(state, turn={"mode": data["mode"], "at_us": data["at_us"], "window_us": data["window_us"]})
-    if kind == ROUND_SETTLED:
-        board = state.board
-        if data["mode"] == "race":
-            board = with_round(board, data["decision"].get("order", []))
-        result = {k: data[k] for k in ("round", "mode", "outcome", "winner", "tied", "drawn_from")}
-        result["order"] = data["decision"].get("order", [])
-        result["false_starts"] = data["decision"].get("false_starts", [])
-        result["late"] = []
-        result["signal"] = data["decision"].get("signal", "table")
-        return _next(state, result=result, board=board, turn={**state.turn, "settled": True})
-    if kind == ROUND_LATE_PRESS:
-        # A slap after the decision: listed with its time, and on the board; it changes no turn (the
-        # turn's deadline is due when it was, named by the new step).
-        result = {**(state.result or {}), "late": [*(state.result or {}).get("late", []), data["press"]]}
-        return _next(state, result=result, board=with_round(state.board, [data["press"]]))
-    if kind == "slapper_called":
-        return _next(state, phase=data["phase"], turn={"seat": data["seat"], "queue": list(data["queue"]),
-                                                       "since_us": data["since_us"]})
-    if kind == "claim_made":
-        claim = {"kind": data["kind"], "target": data["target"], "slot": data["slot"]}
-        return _next(state, turn={**state.turn, "claim": claim},
-                     happenings=_happened(state, "claim", {"seat": data["seat"], "claim": data["kind"],
-                                                           "target": data["target"], "slot": data["slot"]}))
-    if kind == "judgement_asked":
-        return _next(state, phase="confirm", turn={**state.turn, "votes": {}, "judge": data["by"]})
-    if kind == "claim_vote":
-        votes = {**state.turn.get("votes", {}), str(data["seat"]): data["right"]}
-        return _next(state, turn={**state.turn, "votes": votes})
-    if kind == "claim_judged":
-        return _next(state, happenings=_happened(state, "judged", {"seat": data["seat"], "right": data["right"],
-                                                                    "by": data["by"]}))
-    if kind == "claim_withdrawn":
-        return _next(state, happenings=_happened(state, "no_claim", {"seat": data["seat"], "cause": data["cause"]}))
-    if kind == "card_checked":
-        # Shown to everyone until it is turned face up, cleared, or (a wrong check) the next roll.
-        return _next(state, shown=state.shown | {data["card"]}, happenings=_happened(state, "checked", {
-            "seat": data["seat"], "slot": data["slot"], "by": data["by"], "right": data["right"]}))
-    if kind == "card_turned_down":
-        return _next(state, players=_set_slot(state, data["seat"], data["slot"], False),
-                     happenings=_happened(state, "turned_down", {k: data[k] for k in ("seat", "slot", "cause")}))
-    if kind == "card_turned_up":
-        return _next(state, players=_set_slot(state, data["seat"], data["slot"], True),
-                     shown=state.shown - {data["card"]},
-                     happenings=_happened(state, "turned_up", {k: data[k] for k in ("seat", "slot", "cause")}))
-    if kind == "card_cleared":
-        player = state.player(data["seat"])
-        slots = player.slots[:data["slot"]] + player.slots[data["slot"] + 1:]
-        cleared = (*player.cleared, Cleared(data["card"], data["checked"]))
-        return _next(state, players=_with_player(state, data["seat"], slots=slots, cleared=cleared),
-                     shown=state.shown - {data["card"]},
-                     happenings=_happened(state, "cleared", {"seat": data["seat"], "checked": data["checked"],
-                                                             "count": len(cleared)}))
-    if kind == "card_drawn":
-        player = state.player(data["seat"])
-        slots = (*player.slots, Slot(data["card"], True))
-        return _next(state, pile=state.pile[1:], players=_with_player(state, data["seat"], slots=slots),
-                     happenings=_happened(state, "drew", {"seat": data["seat"], "cause": data["cause"]}))
-    if kind == "cards_swapped":
-        players = state.players
-        if data["a"] is not None:
-            (sa, ia), (sb, ib) = data["a"], data["b"]
-            card_a, card_b = state.player(sa).slots[ia], state.player(sb).slots[ib]
-            moved = replace(state, players=_with_player(state, sa, slots=_put(state.player(sa).slots, ia, card_b)))
-            players = _with_player(moved, sb, slots=_put(moved.player(sb).slots, ib, card_a))
-        return _next(state, players=players, happenings=_happened(state, "swapped", {
-            "seat": data["by"], "a": data["a"], "b": data["b"], "face": data["face"]}))
-    if kind == "moon_looked":
-        return _next(state, phase="moon_look", turn={**state.turn, "a": data["a"], "b": data["b"],
-                                                      "since_us": data["since_us"]},
-                     happenings=_happened(state, "looked", {"seat": data["seat"], "a": data["a"], "b": data["b"]}))
-    if kind == "bat_chosen":
-        return _next(state)
-    if kind == "action_passed":
-        return _next(state, happenings=_happened(state, "passed", {"seat": data["seat"], "cause": data["cause"]}))
-    if kind == "penalty_due":
-        return _next(state, penalties=(*state.penalties, Penalty(data["seat"], data["reason"], data["since_us"])))
-    if kind == "penalty_paid":
-        waiting = list(state.penalties)
-        index = next((i for i, p in enumerate(waiting) if p.seat == data["seat"]), None) if data.get("chosen") else None
-        if index is not None:
-            del waiting[index]
-        return _next(state, penalties=tuple(waiting), happenings=_happened(state, "penalty", {
-            "seat": data["seat"], "reason": data["reason"], "how": data["how"]}))
-    if kind == "penalties_awaited":
-        return _next(state, phase="penalties", turn={"then": data.get("then", "pass")})
-    if kind == "dice_passed":
-        return _next(state, phase="roll", roller=data["to"], turn={})
-    if kind == "dice_kept":
-        return _next(state, phase="roll", turn={},
-                     happenings=_happened(state, "tie", {"seat": data["roller"]}))
-    if kind == "game_won":
-        return _next(state, phase="over", winner=data["seat"], turn={}, penalties=(),
-                     happenings=_happened(state, "won", {"seat": data["seat"]}))
-    raise ValueError(f"the garlic game has no event {kind!r}")
+def _dice_rolled(state: GarlicState, data: Data) -> Changes:
+    dice = Dice(data["round"], data["roller"], data["colour"], data["symbol"], data["at_us"])
+    # The check is over: a card shown after a wrong claim goes back coffin side up for good.
+    return dict(phase="reaction", round=dice.round, roller=dice.roller, dice=dice, turn={},
+                shown=frozenset(), result=None)
+
+
+def _round_armed(state: GarlicState, data: Data) -> Changes:
+    return dict(turn={"mode": data["mode"], "at_us": data["at_us"], "window_us": data["window_us"]})
+
+
+def _round_settled(state: GarlicState, data: Data) -> Changes:
+    board = state.board
+    if data["mode"] == "race":
+        board = with_round(board, data["decision"].get("order", []))
+    result = {k: data[k] for k in ("round", "mode", "outcome", "winner", "tied", "drawn_from")}
+    result["order"] = data["decision"].get("order", [])
+    result["false_starts"] = data["decision"].get("false_starts", [])
+    result["late"] = []
+    result["signal"] = data["decision"].get("signal", "table")
+    return dict(result=result, board=board, turn={**state.turn, "settled": True})
+
+
+def _round_late_press(state: GarlicState, data: Data) -> Changes:
+    # A slap after the decision: listed with its time, and on the board; it changes no turn (the
+    # turn's deadline is due when it was, named by the new step).
+    result = {**(state.result or {}), "late": [*(state.result or {}).get("late", []), data["press"]]}
+    return dict(result=result, board=with_round(state.board, [data["press"]]))
+
+
+def _slapper_called(state: GarlicState, data: Data) -> Changes:
+    return dict(phase=data["phase"], turn={"seat": data["seat"], "queue": list(data["queue"]),
+                                           "since_us": data["since_us"]})
+
+
+def _claim_made(state: GarlicState, data: Data) -> Changes:
+    claim = {"kind": data["kind"], "target": data["target"], "slot": data["slot"]}
+    return dict(turn={**state.turn, "claim": claim},
+                happenings=_happened(state, "claim", {"seat": data["seat"], "claim": data["kind"],
+                                                      "target": data["target"], "slot": data["slot"]}))
+
+
+def _judgement_asked(state: GarlicState, data: Data) -> Changes:
+    return dict(phase="confirm", turn={**state.turn, "votes": {}, "judge": data["by"]})
+
+
+def _claim_vote(state: GarlicState, data: Data) -> Changes:
+    votes = {**state.turn.get("votes", {}), str(data["seat"]): data["right"]}
+    return dict(turn={**state.turn, "votes": votes})
+
+
+def _claim_judged(state: GarlicState, data: Data) -> Changes:
+    return dict(happenings=_happened(state, "judged", {"seat": data["seat"], "right": data["right"],
+                                                        "by": data["by"]}))
+
+
+def _claim_withdrawn(state: GarlicState, data: Data) -> Changes:
+    return dict(happenings=_happened(state, "no_claim", {"seat": data["seat"], "cause": data["cause"]}))
+
+
+def _card_checked(state: GarlicState, data: Data) -> Changes:
+    # Shown to everyone until it is turned face up, cleared, or (a wrong check) the next roll.
+    return dict(shown=state.shown | {data["card"]}, happenings=_happened(state, "checked", {
+        "seat": data["seat"], "slot": data["slot"], "by": data["by"], "right": data["right"]}))
+
+
+def _card_turned_down(state: GarlicState, data: Data) -> Changes:
+    return dict(players=_set_slot(state, data["seat"], data["slot"], False),
+                happenings=_happened(state, "turned_down", {k: data[k] for k in ("seat", "slot", "cause")}))
+
+
+def _card_turned_up(state: GarlicState, data: Data) -> Changes:
+    return dict(players=_set_slot(state, data["seat"], data["slot"], True),
+                shown=state.shown - {data["card"]},
+                happenings=_happened(state, "turned_up", {k: data[k] for k in ("seat", "slot", "cause")}))
+
+
+def _card_cleared(state: GarlicState, data: Data) -> Changes:
+    player = state.player(data["seat"])
+    slots = player.slots[:data["slot"]] + player.slots[data["slot"] + 1:]
+    cleared = (*player.cleared, Cleared(data["card"], data["checked"]))
+    return dict(players=_with_player(state, Player(player.seat, player.name, slots, cleared)),
+                shown=state.shown - {data["card"]},
+                happenings=_happened(state, "cleared", {"seat": data["seat"], "checked": data["checked"],
+                                                        "count": len(cleared)}))
+
+
+def _card_drawn(state: GarlicState, data: Data) -> Changes:
+    player = state.player(data["seat"])
+    slots = (*player.slots, Slot(data["card"], True))
+    return dict(pile=state.pile[1:], players=_with_player(state, Player(player.seat, player.name, slots,
+                                                                        player.cleared)),
+                happenings=_happened(state, "drew", {"seat": data["seat"], "cause": data["cause"]}))
+
+
+def _cards_swapped(state: GarlicState, data: Data) -> Changes:
+    players = state.players
+    if data["a"] is not None:
+        (sa, ia), (sb, ib) = data["a"], data["b"]
+        card_a, card_b = state.player(sa).slots[ia], state.player(sb).slots[ib]
+        moved = _with_player(state, _with_slot(state.player(sa), ia, card_b))
+        after_a = next(p for p in moved if p.seat == sb)
+        players = tuple(_with_slot(after_a, ib, card_a) if p.seat == sb else p for p in moved)
+    return dict(players=players, happenings=_happened(state, "swapped", {
+        "seat": data["by"], "a": data["a"], "b": data["b"], "face": data["face"]}))
+
+
+def _moon_looked(state: GarlicState, data: Data) -> Changes:
+    return dict(phase="moon_look", turn={**state.turn, "a": data["a"], "b": data["b"],
+                                          "since_us": data["since_us"]},
+                happenings=_happened(state, "looked", {"seat": data["seat"], "a": data["a"], "b": data["b"]}))
+
+
+def _bat_chosen(state: GarlicState, data: Data) -> Changes:
+    return {}
+
+
+def _action_passed(state: GarlicState, data: Data) -> Changes:
+    return dict(happenings=_happened(state, "passed", {"seat": data["seat"], "cause": data["cause"]}))
+
+
+def _penalty_due(state: GarlicState, data: Data) -> Changes:
+    return dict(penalties=(*state.penalties, Penalty(data["seat"], data["reason"], data["since_us"])))
+
+
+def _penalty_paid(state: GarlicState, data: Data) -> Changes:
+    waiting = list(state.penalties)
+    index = next((i for i, p in enumerate(waiting) if p.seat == data["seat"]), None) if data.get("chosen") else None
+    if index is not None:
+        del waiting[index]
+    return dict(penalties=tuple(waiting), happenings=_happened(state, "penalty", {
+        "seat": data["seat"], "reason": data["reason"], "how": data["how"]}))
+
+
+def _penalties_awaited(state: GarlicState, data: Data) -> Changes:
+    return dict(phase="penalties", turn={"then": data.get("then", "pass")})
+
+
+def _dice_passed(state: GarlicState, data: Data) -> Changes:
+    return dict(phase="roll", roller=data["to"], turn={})
+
+
+def _dice_kept(state: GarlicState, data: Data) -> Changes:
+    return dict(phase="roll", turn={}, happenings=_happened(state, "tie", {"seat": data["roller"]}))
+
+
+def _game_won(state: GarlicState, data: Data) -> Changes:
+    return dict(phase="over", winner=data["seat"], turn={}, penalties=(),
+                happenings=_happened(state, "won", {"seat": data["seat"]}))
+
+
+_ON: dict[str, Callable[[GarlicState, Data], Changes]] = {
+    "dice_rolled": _dice_rolled,
+    ROUND_ARMED: _round_armed,
+    ROUND_SETTLED: _round_settled,
+    ROUND_LATE_PRESS: _round_late_press,
+    "slapper_called": _slapper_called,
+    "claim_made": _claim_made,
+    "judgement_asked": _judgement_asked,
+    "claim_vote": _claim_vote,
+    "claim_judged": _claim_judged,
+    "claim_withdrawn": _claim_withdrawn,
+    "card_checked": _card_checked,
+    "card_turned_down": _card_turned_down,
+    "card_turned_up": _card_turned_up,
+    "card_cleared": _card_cleared,
+    "card_drawn": _card_drawn,
+    "cards_swapped": _cards_swapped,
+    "moon_looked": _moon_looked,
+    "bat_chosen": _bat_chosen,
+    "action_passed": _action_passed,
+    "penalty_due": _penalty_due,
+    "penalty_paid": _penalty_paid,
+    "penalties_awaited": _penalties_awaited,
+    "dice_passed": _dice_passed,
+    "dice_kept": _dice_kept,
+    "game_won": _game_won,
+}
+"""What each event changes in the state: one function per event, found by its type (a table rather
+than a chain of tests, which every event would walk down to its own)."""
 
 
 def _put(slots: tuple[Slot, ...], index: int, slot: Slot) -> tuple[Slot, ...]:

@@ -54,10 +54,12 @@ class Dice:
     colour: str
     symbol: str
     at_us: int
+    effect: bool = field(init=False, repr=False, compare=False)
+    """The colour die shows "!" (the bat, the moon or the skull): no card matches. A field set once
+    rather than a property: the rules and the players ask it of every card they look at."""
 
-    @property
-    def effect(self) -> bool:
-        return self.colour == EFFECT
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "effect", self.colour == EFFECT)
 
     def matches(self, card: Card) -> bool:
         """S-S5: the card shows the target colour (either, on a two-colour face) and symbol."""

@@ -1,4 +1,4 @@
-"""What each screen of the garlic game may show, its secrets, its log lines and its actions.
+"""What each screen of the garlic game may show, its secrets and its log lines (its actions: offers.py).
 
 S-S10 makes this game unusual: a coffin's identity is nobody's, not even its owner's. Every view
 shows a coffin as a coffin; only the check of a claim (to everyone) and a moon look (to the one
@@ -11,10 +11,10 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from companion.games.base import Command, Event, Secret, Viewer
+from companion.games.base import Event, Secret, Viewer
 from companion.games.garlic.options import DEFAULTS, UNVERIFIED
-from companion.games.garlic.rules import deadline, face_up_swap_allowed
-from companion.games.garlic.state import BAT_KINDS, CLAIM_KINDS, GarlicState, Player
+from companion.games.garlic.rules import face_up_swap_allowed
+from companion.games.garlic.state import GarlicState, Player
 from companion.games.lines import log_line
 from companion.games.picture import shared_picture
 from companion.games.reactions import ROUND_ARMED, ROUND_LATE_PRESS, ROUND_SETTLED
@@ -169,118 +169,6 @@ def secrets(state: GarlicState) -> list[Secret]:
     hidden += [_secret(deck[number].token, None, _in_pile(position))
                for position, number in enumerate(state.pile, 1) if number is not None]
     return hidden
-
-
-def actions(state: GarlicState, viewer: Viewer) -> list[Command]:
-    """Everything this viewer might do now; the table marks each allowed or not, with the reason."""
-    if viewer.kind == "system":
-        return _system_actions(state)
-    commands: list[Command] = []
-    if state.phase == "roll":
-        commands.append(Command("roll"))
-    if viewer.kind == "host" and state.phase == "confirm":
-        commands += [Command("judge", {"right": True}), Command("judge", {"right": False})]
-    if viewer.kind != "seat" or viewer.seat is None or not state.seated(viewer.seat):
-        return commands
-    me = viewer.seat
-    if state.phase == "confirm" and state.options["confirm_by"] == "majority" and state.turn.get("seat") != me:
-        commands += [Command("judge", {"right": True}), Command("judge", {"right": False})]
-    for penalty in state.penalties:
-        if penalty.seat == me:
-            commands += [Command("reopen", {"slot": i}) for i in state.player(me).face_down()]
-            break
-    if state.turn.get("seat") != me:
-        return commands
-    if state.phase == "claim":
-        commands += [*_card_commands(state, me, "claim", CLAIM_KINDS), Command("no_claim")]
-    elif state.phase == "bat":
-        commands += [*_card_commands(state, me, "bat", BAT_KINDS), Command("pass")]
-    elif state.phase == "moon":
-        commands += [*_moon_commands(state, me), Command("pass")]
-    elif state.phase == "moon_look":
-        commands += [Command("swap"), Command("keep")]
-    return commands
-
-
-def _card_commands(state: GarlicState, me: int, name: str, kinds: tuple[str, ...]) -> list[Command]:
-    """One command per card the choice could name (per other player, with real cards)."""
-    commands = []
-    for kind in kinds:
-        others = kind in ("other_down", "turn_up")
-        for player in state.players:
-            if (player.seat != me) != others:
-                continue
-            args: dict[str, Any] = {"kind": kind, **({"seat": player.seat} if others else {})}
-            if state.physical:
-                commands.append(Command(name, args))
-                continue
-            want_up = kind in ("own_up", "turn_down")
-            slots = player.face_up() if want_up else player.face_down()
-            commands += [Command(name, {**args, "slot": i}) for i in slots]
-    return commands
-
-
-def _moon_commands(state: GarlicState, me: int) -> list[Command]:
-    if state.physical:
-        return [Command("moon", {"face": "down"}), Command("moon", {"face": "up"})]
-    places = [((p.seat, i), slot.up) for p in state.players for i, slot in enumerate(p.slots)]
-    commands = []
-    for n, (a, a_up) in enumerate(places):
-        for b, b_up in places[n + 1:]:
-            if a_up != b_up:
-                continue
-            args = {"a": list(a), "b": list(b)}
-            if a_up:
-                commands.append(Command("moon", args))
-            else:
-                commands += [Command("moon", {**args, "look": True}), Command("moon", {**args, "look": False})]
-    return commands
-
-
-def _system_actions(state: GarlicState) -> list[Command]:
-    """The timeout when one is due; in a round, sample decisions (the round keeper sends the
-    referee's real one) so random play reaches every kind of outcome."""
-    commands = []
-    due = deadline(state)
-    if due is not None:
-        commands.append(due.command)
-    last = state.result
-    if last and last.get("mode") == "race" and last.get("order") and state.phase != "reaction":
-        listed = {row["who"] for row in (*last["order"], *last.get("false_starts", []), *last.get("late", []))}
-        later = next((p.seat for p in state.players if f"seat:{p.seat}" not in listed), None)
-        if later is not None:  # a slap after the decision, listed late
-            first = last["order"][0]
-            commands.append(Command("late_press", {"round": state.round, "press": {
-                "who": f"seat:{later}", "t_us": first["t_us"] + 900_000, "uncertainty_us": 500, "source": "simulated",
-                "after_arm_us": first["after_arm_us"] + 900_000, "gap_us": 900_000, "late": True}}))
-    if state.phase != "reaction" or "at_us" not in state.turn:
-        return commands
-    at = int(state.turn["at_us"])
-
-    def row(seat: int, after_us: int, first_us: int) -> dict[str, Any]:
-        return {"who": f"seat:{seat}", "t_us": at + after_us, "uncertainty_us": 500, "source": "simulated",
-                "after_arm_us": after_us, "gap_us": after_us - first_us}
-
-    seats = [p.seat for p in state.players]
-    hands_off = state.turn.get("mode") == "hands_off"
-    for winner in seats:
-        other = next(s for s in seats if s != winner)
-        order = [row(winner, 300_000, 300_000), row(other, 340_000, 300_000)]
-        early = [{"who": f"seat:{other}", "t_us": at - 80_000, "uncertainty_us": 500, "source": "simulated",
-                  "early_us": 80_000}]
-        outcome = "faults" if hands_off else "winner"
-        commands.append(Command("settle", {"round": state.round, "decision": {
-            "outcome": outcome, "winner": None if hands_off else f"seat:{winner}", "tied_first": [], "ties": [],
-            "order": order, "false_starts": early if winner == seats[0] else []}}))
-    a, b = seats[:2]
-    commands.append(Command("settle", {"round": state.round, "decision": {
-        "outcome": "tie", "winner": None, "tied_first": [f"seat:{a}", f"seat:{b}"],
-        "ties": [[f"seat:{a}", f"seat:{b}"]],
-        "order": [row(a, 250_000, 250_000), row(b, 250_400, 250_000)], "false_starts": []}}))
-    commands.append(Command("settle", {"round": state.round, "decision": {
-        "outcome": "clean" if hands_off else "no_reaction", "winner": None, "tied_first": [], "ties": [],
-        "order": [], "false_starts": []}}))
-    return commands
 
 
 _WORDS = {

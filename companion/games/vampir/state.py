@@ -31,10 +31,12 @@ class Card:
     colour: str | None
     """None for a "Somewhere" joker."""
     heads: int
+    joker: bool = field(init=False, repr=False, compare=False)
+    """A "Somewhere" joker (no colour). A field rather than a property: hands and piles are searched
+    for jokers at every turn."""
 
-    @property
-    def joker(self) -> bool:
-        return self.colour is None
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "joker", self.colour is None)
 
     def token(self, round_number: int) -> str:
         """The card's unique name in views during one round (the same card is dealt again next round,
@@ -94,9 +96,17 @@ class Hunt:
 
     @classmethod
     def of(cls, colour: str, cards: tuple[int, ...]) -> Hunt:
-        def count(heads: int, joker: bool) -> int:
-            return sum(1 for c in cards if CARDS[c].joker == joker and (joker or CARDS[c].heads == heads))
-        return cls(colour, count(1, False), count(2, False), count(1, True), cards)
+        """The hunt of these cards: its one-head and two-head cards of a colour, and its jokers."""
+        one = two = jokers = 0
+        for number in cards:
+            card = CARDS[number]
+            if card.joker:
+                jokers += 1
+            elif card.heads == 1:
+                one += 1
+            elif card.heads == 2:
+                two += 1
+        return cls(colour, one, two, jokers, cards)
 
     def to_json(self, round_number: int) -> dict[str, Any]:
         return {"colour": self.colour, "one": self.one, "two": self.two, "jokers": self.jokers,

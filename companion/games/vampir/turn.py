@@ -11,6 +11,7 @@ cards it was allowed to see.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -33,15 +34,16 @@ from companion.games.vampir.state import CARDS, VampirState
 
 
 def card_number(state: VampirState, token: Any) -> int | None:
-    """The card a token of this round names (None for anything else)."""
-    prefix = f"vampir-r{state.round}-"
-    if not isinstance(token, str) or not token.startswith(prefix):
-        return None
-    digits = token[len(prefix):]
-    # Exactly as views write it: "²", "81" or "0081" name no card.
-    if len(digits) != 3 or not digits.isascii() or not digits.isdigit() or int(digits) >= len(CARDS):
-        return None
-    return int(digits)
+    """The card a token of this round names (None for anything else). Only a token exactly as views
+    write it names a card: "²", "81" or "0081" name none."""
+    return _numbers(state.round).get(token) if isinstance(token, str) else None
+
+
+@functools.lru_cache(maxsize=16)
+def _numbers(round_number: int) -> dict[str, int]:
+    """Every card's token in one round, and the card it names (made once per round: every card a
+    command names is looked up)."""
+    return {card.token(round_number): card.number for card in CARDS}
 
 
 def _hand_cards(state: VampirState, seat: int, tokens: Any) -> list[int] | Rejection:

@@ -4,7 +4,7 @@ tests' engine, and a quick way to reach every corner of the rules."""
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -15,6 +15,7 @@ from companion.fairness.drbg import SeededRandomSource
 from companion.fairness.rng import Draw
 from companion.games.base import HOST, SYSTEM, TABLE, Command, Event, SeatInfo, Viewer, seat
 from companion.games.garlic import GARLIC_SLAP
+from companion.games.garlic.offers import Block, Lazy, offers
 from companion.games.garlic.options import normalize_options
 from companion.games.garlic.state import GarlicState
 from companion.games.reactions import ROUND_ARMED
@@ -80,36 +81,106 @@ def own_claim(command: Command) -> bool:
     return command.name == "claim" and command.args.get("kind") in ("own_up", "own_down")
 
 
-def holds(state: GarlicState, seat_number: int) -> bool:
-    """The player holds a card that matches the dice (as far as the companion can see)."""
+def holders(state: GarlicState) -> set[int]:
+    """The players who hold a card that matches the dice (as far as the companion can see)."""
     dice = state.dice
-    if dice is None or state.physical:
-        return False
-    cards = [state.card(slot.card) for slot in state.player(seat_number).slots]
-    return any(card is not None and dice.matches(card) for card in cards)
+    if dice is None or state.physical or dice.effect:  # nothing matches an effect
+        return set()
+    deck = state.deck
+    return {p.seat for p in state.players
+            if any(slot.card is not None and dice.matches(deck[slot.card]) for slot in p.slots)}
 
 
-def holds_target(state: GarlicState, command: Command) -> bool:
+def winner_seat(command: Command) -> int | None:
+    """The seat a settle command's decision names first."""
     winner = command.args["decision"].get("winner")
-    return isinstance(winner, str) and holds(state, int(winner.removeprefix("seat:")))
+    return int(winner.removeprefix("seat:")) if isinstance(winner, str) else None
 
 
-def _pick(rnd: random.Random, state: GarlicState, candidates: list[tuple[Viewer, Command]],
-          keep: Callable[[Viewer, Command], bool] = lambda v, c: True) -> tuple[Viewer, Command] | None:
-    """A uniformly random allowed candidate that `keep` accepts, or None.
+class Offered:
+    """Every (viewer, command) the acting viewers are offered now, in the order `actions` lists
+    them, each command made only when it is read (the moon offers hundreds; a step plays one)."""
 
-    Validating only what is drawn (and dropping what is refused) draws uniformly among the allowed
-    candidates, without validating every one of them: a moon offers hundreds of card pairs.
-    """
-    pool = [(v, c) for v, c in candidates if keep(v, c)]
-    while pool:
-        index = rnd.randrange(len(pool))
-        viewer, command = pool[index]
-        if GARLIC_SLAP.validate(state, viewer, command) is None:
-            return viewer, command
-        pool[index] = pool[-1]
-        pool.pop()
+    def __init__(self, state: GarlicState, blocks: list[tuple[Viewer, Block]]) -> None:
+        self.state = state
+        self.blocks = [(viewer, block, len(block)) for viewer, block in blocks if len(block)]
+        self.size = sum(size for _, _, size in self.blocks)
+        self.checked_refusal = False
+
+    @classmethod
+    def to(cls, state: GarlicState, viewers: list[Viewer]) -> Offered:
+        return cls(state, [(viewer, block) for viewer in viewers for block in offers(state, viewer)])
+
+    def without(self, name: str) -> Offered:
+        """The same offers less the commands of this name."""
+        kept: list[tuple[Viewer, Block]] = []
+        for viewer, block, _ in self.blocks:
+            if not isinstance(block, Lazy):
+                kept.append((viewer, [command for command in block if command.name != name]))
+            elif block.name != name:
+                kept.append((viewer, block))
+        return Offered(self.state, kept)
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __getitem__(self, index: int) -> tuple[Viewer, Command]:
+        viewer, block, at = self._locate(index)
+        return viewer, block[at]
+
+    def __iter__(self) -> Iterator[tuple[Viewer, Command]]:
+        for viewer, block, size in self.blocks:
+            for at in range(size):
+                yield viewer, block[at]
+
+    def of(self, viewer: Viewer) -> Iterator[Command]:
+        """The commands offered to this viewer."""
+        for offered_to, block, size in self.blocks:
+            if offered_to == viewer:
+                for at in range(size):
+                    yield block[at]
+
+    def allowed(self, index: int) -> bool:
+        """`validate` allows it. A command the rules refuse from its block alone is not made, nor
+        asked of `validate`, except the first of each step, which must be refused there too."""
+        viewer, block, at = self._locate(index)
+        if isinstance(block, Lazy) and block.refused(at):
+            if not self.checked_refusal:
+                self.checked_refusal = True
+                assert GARLIC_SLAP.validate(self.state, viewer, block[at]) is not None, f"{block[at]} is allowed"
+            return False
+        return GARLIC_SLAP.validate(self.state, viewer, block[at]) is None
+
+    def _locate(self, index: int) -> tuple[Viewer, Block, int]:
+        for viewer, block, size in self.blocks:
+            if index < size:
+                return viewer, block, index
+            index -= size
+        raise IndexError(index)
+
+
+def _draw(rnd: random.Random, size: int, allowed: Callable[[int], bool]) -> int | None:
+    """A uniformly random index below `size` that `allowed` accepts, or None.
+
+    Asking only what is drawn (and setting aside what is refused) draws uniformly among the allowed
+    candidates without asking about every one of them: a moon offers hundreds of card pairs. A
+    refused index takes the last one's place, as in a list where it is swapped with the last and
+    dropped (`moved` keeps the places that changed)."""
+    moved: dict[int, int] = {}
+    while size:
+        index = rnd.randrange(size)
+        candidate = moved.get(index, index)
+        if allowed(candidate):
+            return candidate
+        size -= 1
+        moved[index] = moved.get(size, size)
     return None
+
+
+def _pick(rnd: random.Random, offered: Offered) -> tuple[Viewer, Command] | None:
+    """A uniformly random allowed candidate, or None."""
+    found = _draw(rnd, len(offered), offered.allowed)
+    return None if found is None else offered[found]
 
 
 def referee_decision(rnd: random.Random, armed: Mapping[str, Any], state: GarlicState, keen: set[int],
@@ -187,31 +258,32 @@ def play_game(players: int, options: Mapping[str, Any], seed: int, check: Check 
             for idle in (v for v in viewers if v not in acting):
                 allowed = [c for c in GARLIC_SLAP.actions(state, idle) if GARLIC_SLAP.validate(state, idle, c) is None]
                 assert not allowed, f"{idle} may {allowed[0]} in phase {state.phase}, unforeseen"
-        candidates = [(v, c) for v in acting for c in GARLIC_SLAP.actions(state, v)]
-        picked = _pick(rnd, state, candidates)
+        candidates = Offered.to(state, acting)
+        picked = _pick(rnd, candidates)
         if picked is None:
             raise AssertionError(f"stuck in phase {state.phase}: nobody can do anything")
         actor, command = picked
         if command.name == "timeout" and rnd.random() < memory:
             # Players mostly act before their time runs out.
-            actor, command = _pick(rnd, state, candidates, lambda v, c: c.name != "timeout") or picked
+            actor, command = _pick(rnd, candidates.without("timeout")) or picked
         if command.name in ("claim", "no_claim") and rnd.random() < memory:
             better = own_claim if state.physical else partial(right_claim, state)
-            right = [c for v, c in candidates if v == actor and better(c) and GARLIC_SLAP.validate(state, v, c) is None]
+            right = [c for c in candidates.of(actor) if better(c) and GARLIC_SLAP.validate(state, actor, c) is None]
             clearing = [c for c in right if c.args.get("kind") == "own_down"]
             command = rnd.choice(clearing or right) if right else command
         elif command.name == "judge" and rnd.random() < memory:
             command = Command("judge", {"right": True})  # real cards: the slapper mostly knew
         elif command.name == "settle" and rnd.random() < 0.5:
             # Random presses through the real referee.
-            keen = {p.seat for p in state.players if holds(state, p.seat)}
+            keen = holders(state)
             armed = next(e.data for e in reversed(played.events) if e.type == ROUND_ARMED)
             command = Command("settle", {"round": state.round,
                                          "decision": referee_decision(rnd, armed, state, keen, memory)})
         elif command.name == "settle" and rnd.random() < memory:
             # The game's own sample decisions; the players who hold the target are the likelier
             # to slap first.
-            eager = [c for v, c in candidates if c.name == "settle" and holds_target(state, c)]
+            keen = holders(state)
+            eager = [c for v, c in candidates if c.name == "settle" and winner_seat(c) in keen]
             command = rnd.choice(eager) if eager else command
         command = Command(command.name, command.args, clock)
         drawn = len(rng.draws)

@@ -11,6 +11,7 @@ command is tried first: `legal` and `validate` must agree on it, and a refusal c
 
 from __future__ import annotations
 
+import functools
 import random
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -154,10 +155,15 @@ def _hunt_from(rnd: random.Random, own: list[int], jokers: list[int], at_least: 
             return chosen
 
 
-def _hunt_colours(hand: Sequence[int]) -> list[str]:
-    jokers = sum(CARDS[c].joker for c in hand)
-    return [colour for colour in COLOURS
-            if (n := sum(CARDS[c].colour == colour for c in hand)) and n + jokers >= 3]
+def _colours(cards: Sequence[int]) -> Counter[str | None]:
+    """How many of these cards each colour has (None counts the jokers)."""
+    return Counter(CARDS[c].colour for c in cards)
+
+
+def _hunt_colours(counts: Counter[str | None]) -> list[str]:
+    """The colours a hand with these colour counts could hunt in."""
+    jokers = counts.get(None, 0)
+    return [colour for colour in COLOURS if (n := counts.get(colour, 0)) and n + jokers >= 3]
 
 
 def _with_replace(state: VampirState, rnd: random.Random, colour: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -175,12 +181,13 @@ def turn_move(state: VampirState, rnd: random.Random) -> Command:
     player = state.player(me)
     jokers = [c for c in player.hand if CARDS[c].joker]
     held = {h.colour for h in player.hunts}
-    hunts = [colour for colour in _hunt_colours(player.hand) if colour not in held or rnd.random() < 0.3]
+    counts = _colours(player.hand)
+    hunts = [colour for colour in _hunt_colours(counts) if colour not in held or rnd.random() < 0.3]
     if state.stage == "choose":
         # A pile of jokers alone is taken with at least one card of its colour from hand (ambiguity 5).
         takes = [colour for colour in COLOURS if state.piles[colour]
-                 and len(state.piles[colour]) + sum(CARDS[c].colour == colour for c in player.hand) + len(jokers) >= 3
-                 and any(CARDS[c].colour == colour for c in [*state.piles[colour], *player.hand])
+                 and len(state.piles[colour]) + counts.get(colour, 0) + len(jokers) >= 3
+                 and (colour in counts or any(CARDS[c].colour == colour for c in state.piles[colour]))
                  and (colour not in held or rnd.random() < 0.3)]
         of_jokers = [colour for colour in takes if all(CARDS[c].joker for c in state.piles[colour])]
         chosen = of_jokers if of_jokers and rnd.random() < 0.8 else takes if takes and rnd.random() < 0.4 else []
@@ -222,10 +229,16 @@ def random_entry(rnd: random.Random) -> list[dict[str, Any]]:
     return hunts
 
 
+@functools.lru_cache(maxsize=16)
+def _anyone(seats: tuple[int, ...]) -> tuple[Viewer, ...]:
+    """The host and every seat: who may send a command anyone at the table may send."""
+    return (HOST, *(seat(s) for s in seats))
+
+
 def next_move(state: VampirState, rnd: random.Random, steps: int) -> tuple[Viewer, Command]:
     """Who acts now and a legal command they send."""
     players = [p.seat for p in state.players]
-    anyone = rnd.choice([HOST, *(seat(s) for s in players)])
+    anyone = rnd.choice(_anyone(tuple(players)))
     if state.phase == "starter":
         return HOST, Command("choose_starter", {"seat": rnd.choice(players)})
     if state.phase == "scored":
