@@ -1,5 +1,6 @@
-"""What a screen is offered to do is worked out once for every viewer a game says is offered the
-same (`GameDefinition.offers_alike`): each viewer must still see exactly its own actions."""
+"""What a screen is offered to do: the commands a game offers are made once (companion/games/offers.py)
+and are the commands made by hand; and they are worked out once for every viewer a game says is
+offered the same (`GameDefinition.offers_alike`), while each viewer still sees exactly its own."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 import pytest
 
 from companion.games.base import HOST, TABLE, Command, GameDefinition, Viewer, seat
+from companion.games.offers import offered
 from companion.games.registry import GAMES
 from companion.store import EventStore
 from companion.table.session import Table, TableSettings
@@ -68,3 +70,17 @@ def test_viewers_offered_alike_each_see_their_own_actions(game_id: str) -> None:
                 table.handle(*rnd.choice(allowed))
         finally:
             store.close()
+
+
+def test_an_offered_command_is_the_command_made_by_hand_and_is_made_once() -> None:
+    assert offered("stop", spaces=2, at="courtyard") == Command("stop", {"spaces": 2, "at": "courtyard"})
+    assert offered("skip") == Command("skip")
+    assert offered("take", card=12) is offered("take", card=12)
+    assert list(offered("stop", spaces=2, at="x").args) == ["spaces", "at"]
+
+
+def test_offered_arguments_keep_their_type() -> None:
+    """JSON tells true from 1: so must the cache (a plain cache would hand back the other one)."""
+    assert offered("disguise", human=True).args["human"] is True
+    assert offered("disguise", human=1).args["human"] == 1
+    assert type(offered("disguise", human=1).args["human"]) is int

@@ -4,12 +4,14 @@ never carried over, the same errors."""
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+import random
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import pytest
 
 from companion.games.states import changed
+from companion.sim.players import chasse, dracula, nuit
 
 
 @dataclass(frozen=True)
@@ -76,3 +78,31 @@ def test_a_state_a_dict_copy_would_not_make_goes_through_replace(state: Any, cha
 def test_post_init_still_runs() -> None:
     with pytest.raises(ValueError):
         changed(Checked(1), a=-1)
+
+
+def some_states() -> list[Any]:
+    """States of every kind a copy meets: a finished game of three boards, and its players."""
+    key = (7).to_bytes(8, "big") * 4
+    states = [nuit.play_game(4, {}, key, random.Random(7)).state,
+              chasse.play_game(4, {}, key, random.Random(7)).state,
+              dracula.play_series(4, 7, rounds=1).state]
+    return states + [p for state in states for p in state.players]
+
+
+@pytest.mark.parametrize("value", some_states(), ids=lambda v: type(v).__name__)
+def test_a_copy_with_changes_is_the_value_replace_makes(value: Any) -> None:
+    for f in fields(value):
+        if not f.init:
+            continue
+        new = getattr(value, f.name) if f.name != "seat" else 99
+        copy = changed(value, **{f.name: new})
+        assert copy == replace(value, **{f.name: new}) and type(copy) is type(value)
+        assert copy is not value and getattr(copy, f.name) is new
+    assert changed(value) == value
+
+
+def test_a_copy_starts_with_an_empty_cache_and_the_original_keeps_its_own() -> None:
+    state = nuit.play_game(3, {}, b"\x05" * 32, random.Random(5)).state
+    state.wall["picture"] = {"kept": True}
+    copy = changed(state, turns=state.turns + 1)
+    assert copy.wall == {} and state.wall == {"picture": {"kept": True}}

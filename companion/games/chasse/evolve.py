@@ -8,7 +8,7 @@ from typing import Any
 
 from companion.games.base import Event
 from companion.games.chasse.state import RECENT, ChasseState, Glass, Transfusion
-from companion.games.frozen import changed
+from companion.games.states import changed
 
 
 def _pawn(state: ChasseState, seat: int, **changes: Any) -> ChasseState:

@@ -42,7 +42,7 @@ class Card:
 @dataclass(frozen=True)
 class Pawn:
     """A pawn and its hidden stack. Without slots: many events copy a pawn, and a copy of an
-    attribute dictionary is cheap (companion/games/frozen.py)."""
+    attribute dictionary is cheap (companion/games/states.py)."""
 
     seat: int
     name: str

@@ -13,7 +13,7 @@ from typing import Any
 
 from companion.games.base import Event
 from companion.games.dracula.state import RECENT, Action, Ballot, Choice, Clock, DraculaState, Letter, Player
-from companion.games.frozen import changed
+from companion.games.states import changed
 
 PUBLIC_HAPPENINGS = frozenset({"round_dealt", "phase_begun", "voted", "sanctuary_chosen", "positions_posted",
                                "night_resolved", "stance_taken", "final_resolved", "round_ended", "clock_paused",

@@ -69,7 +69,7 @@ class Action:
 @dataclass(frozen=True)
 class Player:
     """A player's sheet, secrets included. Without slots: most events copy a player, and a copy of
-    an attribute dictionary is cheap (companion/games/frozen.py)."""
+    an attribute dictionary is cheap (companion/games/states.py)."""
 
     seat: int
     name: str

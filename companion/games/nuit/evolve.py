@@ -7,9 +7,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from companion.games.base import Event
-from companion.games.frozen import changed
 from companion.games.nuit.options import BRIDGES
 from companion.games.nuit.state import RECENT, NuitState, Player
+from companion.games.states import changed
 
 
 def _with_player(state: NuitState, seat: int, **changes: Any) -> tuple[Player, ...]:

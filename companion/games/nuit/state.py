@@ -107,7 +107,7 @@ class Tower:
 @dataclass(frozen=True)
 class Player:
     """A player's ledger. Without slots: most events copy a player, and a copy of an attribute
-    dictionary is cheap (companion/games/frozen.py)."""
+    dictionary is cheap (companion/games/states.py)."""
 
     seat: int
     name: str
