@@ -695,7 +695,8 @@ def test_a_seated_phones_stream_carries_pings_while_the_quiz_runs(web: Web) -> N
         assert display.post("/api/ping", json={"id": display_ping, "t": 1234.5}).status_code == 200
     finally:
         response.close()
-    refused(display.post("/api/ping", json={"id": display_ping}), 409, "unknown_ping")  # its stream closed
+    # Its stream closed: its ids went with its link and name no screen, and the display holds no seat.
+    refused(display.post("/api/ping", json={"id": display_ping}), 403, "no_seat")
     refused(ann.post("/api/ping", json={"id": pings[0]}), 409, "unknown_ping")  # replayed
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import heapq
 
-from companion.buzzers.phones import PhoneBuzzers
+from companion.buzzers.phones import OWNED_PINGS, PhoneBuzzers, Screen
 from tests.conftest import ManualClock
 
 SEAT = 1
@@ -104,3 +104,28 @@ def test_the_estimate_ignores_round_trips_far_slower_than_the_fastest() -> None:
     assert estimate is not None
     assert estimate.delay_us == 6_000, "half the fastest round trip"
     assert estimate.uncertainty_us <= 8_000
+
+
+def test_ping_ids_name_their_screen_for_its_latest_pings_only_and_go_with_its_link() -> None:
+    """A long evening of pings (here 5,000 per screen) keeps at most OWNED_PINGS ids per open
+    screen: the display's latest ones still name it, its older ones and a closed stream's do not."""
+    clock = ManualClock()
+    phones = PhoneBuzzers(clock)
+    screens: list[Screen] = [SEAT, 2, "display:1", "display:2"]
+    sent: dict[Screen, list[int]] = {screen: [] for screen in screens}
+    for _ in range(5_000):
+        for screen in screens:
+            ping_id = phones.ping(screen)
+            sent[screen].append(ping_id)
+            clock.advance(1_000)
+            if screen != 2:  # seat 2's page never answers
+                assert phones.echo(screen, ping_id) == 1_000
+    assert len(phones._owners) == OWNED_PINGS * len(screens)
+    for screen in screens:
+        assert all(phones.owner(ping_id) == screen for ping_id in sent[screen][-OWNED_PINGS:])
+        assert all(phones.owner(ping_id) is None for ping_id in sent[screen][:-OWNED_PINGS])
+
+    phones.forget("display:1")
+    assert phones.owner(sent["display:1"][-1]) is None
+    assert phones.owner(sent["display:2"][-1]) == "display:2"
+    assert len(phones._owners) == OWNED_PINGS * (len(screens) - 1)

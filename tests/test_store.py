@@ -9,6 +9,7 @@ import pytest
 
 from companion.errors import DuplicateEvent, StoreCorrupted, StoreError
 from companion.store import GENESIS, EventStore, PendingEvent, verify_chain
+from companion.store.sqlite import PAGE_CACHE_KIB
 
 
 def pending(stream: str, seq: int, **data: object) -> PendingEvent:
@@ -107,6 +108,28 @@ def test_reopening_restores_heads_and_position(tmp_path: Path) -> None:
         assert verify_chain(again.read_all()) == []
     finally:
         again.close()
+
+
+def test_the_page_cache_is_capped_for_appending_and_reading_alike(tmp_path: Path) -> None:
+    """The connection keeps at most PAGE_CACHE_KIB of pages (not SQLite's 2 MB): a log many times
+    that size is still written, reopened, checked and read whole through it."""
+    path = tmp_path / "events.sqlite3"
+    store = EventStore.open(path)
+    try:
+        assert store._db.execute("PRAGMA cache_size").fetchone()[0] == -PAGE_CACHE_KIB
+        for seq in range(1, 401):
+            store.append([pending("g1", seq, text="x" * 4000)])  # about a page per event
+    finally:
+        store.close()
+    assert path.stat().st_size > 4 * PAGE_CACHE_KIB * 1024  # closed: checkpointed into the file
+    for read_only in (False, True):
+        again = EventStore.open(path, read_only=read_only)
+        try:
+            assert again._db.execute("PRAGMA cache_size").fetchone()[0] == -PAGE_CACHE_KIB
+            assert again.head("g1") == 400 and len(again.read("g1")) == 400
+            assert verify_chain(again.read_all()) == []
+        finally:
+            again.close()
 
 
 def _tamper(path: Path, sql: str) -> None:

@@ -105,8 +105,11 @@ Screen = int | str
 stream ("display:N", for as long as that stream is open)."""
 PING_ID_SPAN = 2**53 - 1
 """Ping ids are random below JavaScript's largest exact integer: a page cannot guess another's."""
-OWNERS_KEPT = 4096
-"""Ping ids remembered with the screen they went to (a display names its link by one)."""
+OWNED_PINGS = 32
+"""How many of a screen's latest pings still name it (`owner`). A page echoes a ping at once and
+names its link by the last ping it answered: with a pair every two seconds, that is among the last
+few sent, and an echo later than PING_TIMEOUT_US counts for nothing anyway. So the map from ids to
+screens holds at most this many per open screen, and a screen's ids go with its link."""
 
 
 class PhoneLink:
@@ -122,6 +125,8 @@ class PhoneLink:
         self.sent = 0
         self.since_echo = 0
         """Pings sent since the phone last answered one."""
+        self.recent: deque[int] = deque()
+        """The ids of its latest pings (OWNED_PINGS at most), oldest first: those that name it."""
 
 
 class PhoneBuzzers(HandlerSlot):
@@ -159,12 +164,14 @@ class PhoneBuzzers(HandlerSlot):
             link.sent += 1
             link.since_echo += 1
             self._owners[ping_id] = screen
-            if len(self._owners) > OWNERS_KEPT:
-                del self._owners[next(iter(self._owners))]
+            link.recent.append(ping_id)
+            if len(link.recent) > OWNED_PINGS:
+                self._owners.pop(link.recent.popleft(), None)
             return ping_id
 
     def owner(self, ping_id: object) -> Screen | None:
-        """The screen a ping went to (a display names its link by the last ping it answered)."""
+        """The screen one of its latest pings went to (a display names its link by the last ping it
+        answered); None for an id no open screen was sent lately."""
         if isinstance(ping_id, bool) or not isinstance(ping_id, int):
             return None
         with self._lock:
@@ -327,7 +334,9 @@ class PhoneBuzzers(HandlerSlot):
         """The seat's phone changed or left (or a display's stream closed): its round trips say
         nothing of the next one."""
         with self._lock:
-            self._links.pop(screen, None)
+            link = self._links.pop(screen, None)
+            for ping_id in link.recent if link is not None else ():
+                self._owners.pop(ping_id, None)
 
     def health(self) -> SourceHealth:
         measured = self.precisions()
