@@ -105,10 +105,10 @@ capped at 256 KiB and the map at 32 ids a screen, 3.8 MB, still about 0.25 MB a 
 None of that is the service's own data: with glibc's per-thread caches off and one arena
 (GLIBC_TUNABLES=glibc.malloc.tcache_count=0 MALLOC_ARENA_MAX=1 in the test's environment) the same
 load grows 0.14 MB over 480 s, flat from the fourth minute on (before the two caps: 1.8 MB, until
-SQLite's cache was full). What grows is the allocator's caches in the server's ~50 long-lived
-threads (waitress's 48 workers, 15 of them held by the streams), each filling a size class at a
-time: bounded, but slowly, so the hour run can come near this bound until the server runs fewer
-threads."""
+SQLite's cache was full). What grew is the allocator's caches in the server's long-lived threads
+(then about 50: a WSGI server's 48 workers, 15 of them held by the streams), each filling a size
+class at a time: bounded, but slowly. Those measurements predate the event loop that now keeps the
+streams: they hold no thread, and the pool starts a worker only when requests need one."""
 
 
 def warmup_s(seconds: float) -> float:
