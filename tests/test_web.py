@@ -165,6 +165,12 @@ def test_the_stream_sends_each_viewer_its_view_and_follows_changes(web: Web) -> 
                threading.Thread(target=read_stream, args=(phone, "me", stop, messages["me"]))]
     for thread in threads:
         thread.start()
+    opened = threading.Event()
+    for _ in range(200):  # both streams have their first view before the rolls, however slow the start
+        if all(messages.values()):
+            break
+        opened.wait(0.02)
+    assert all(messages.values()), "both streams opened"
     for _ in range(3):
         assert phone.post("/api/commands", json={"as": "me", "name": "roll"}).status_code == 200
     position = web.service.table.position
