@@ -13,7 +13,7 @@ from typing import Any
 
 from companion.games.base import Event
 from companion.games.dracula.state import RECENT, Action, Ballot, Choice, Clock, DraculaState, Letter, Player
-from companion.games.states import changed
+from companion.games.states import changed, with_changes
 
 PUBLIC_HAPPENINGS = frozenset({"round_dealt", "phase_begun", "voted", "sanctuary_chosen", "positions_posted",
                                "night_resolved", "stance_taken", "final_resolved", "round_ended", "clock_paused",
@@ -274,7 +274,7 @@ def evolve(state: DraculaState, event: Event) -> DraculaState:
     changes = handler(state, event.data)
     if event.type in PUBLIC_HAPPENINGS:
         changes["happenings"] = (_public_part(event.type, event.data), *state.happenings)[:RECENT]
-    return changed(state, **changes)
+    return with_changes(state, changes)
 
 
 def is_over(state: DraculaState) -> bool:

@@ -17,7 +17,7 @@ from companion.games.dracula import vote as vote_rules
 from companion.games.dracula.options import ROOMS
 from companion.games.dracula.rules import deal, eligible
 from companion.games.dracula.state import DraculaState
-from companion.games.dracula.story import DraculaStory, night_of, story, votes_today, waiting_for
+from companion.games.dracula.story import DraculaStory, awaits, night_of, story, votes_today
 from companion.games.options import whole
 
 MAX_EXTEND_S = 600
@@ -32,7 +32,7 @@ def _awaited(state: DraculaState, actor: Viewer) -> Rejection | None:
     refused = _unpaused(state)
     if refused:
         return refused
-    if actor.seat not in waiting_for(state):
+    if not awaits(state, actor.seat):
         return Rejection("already_answered" if _answered(state, actor.seat) else "nothing_asked_of_you")
     return None
 

@@ -13,7 +13,7 @@ The defaults when time runs out (the start form's phase lengths):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from companion.fairness.rng import RandomSource
@@ -39,12 +39,23 @@ _ENDS_WHEN_ANSWERED = frozenset((*CLOCKED, "roles"))
 def waiting_for(state: DraculaState) -> list[int]:
     """The seats the phase waits on: when none is left, it ends early. Nobody while the clock is
     paused (the table stopped to talk) or while the game waits on the host."""
+    return list(_waiting(state))
+
+
+def awaits(state: DraculaState, seat: int | None) -> bool:
+    """Whether the phase waits on `seat` now (every answer's check asks it)."""
+    return seat in _waiting(state)
+
+
+def _waiting(state: DraculaState) -> Sequence[int]:
+    """`waiting_for`, the owed seats worked out once per state (kept in its `wall`) and never
+    copied: the list is the cache's own, never changed."""
     if state.paused():
-        return []
-    waiting = state.wall.get("waiting")
+        return ()
+    waiting: list[int] | None = state.wall.get("waiting")
     if waiting is None:
         waiting = state.wall["waiting"] = owed(state)
-    return list(waiting)
+    return waiting
 
 
 def owed(state: DraculaState) -> list[int]:
@@ -90,7 +101,7 @@ class DraculaStory(Story[DraculaState]):
         """A phase nobody is waiting on any more ends (repeatedly: the next one may need nobody)."""
         for _ in range(20):
             state = self.state
-            if state.phase not in _ENDS_WHEN_ANSWERED or state.paused() or waiting_for(state):
+            if state.phase not in _ENDS_WHEN_ANSWERED or state.paused() or _waiting(state):
                 return
             self.close()
 

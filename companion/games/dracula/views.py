@@ -28,7 +28,7 @@ from companion.games.dracula.moves import action_problem, post_of, post_phase
 from companion.games.dracula.options import ROOMS, unverified
 from companion.games.dracula.rules import eligible, human_map_users, small_table
 from companion.games.dracula.state import CLOCKED, DraculaState, Player
-from companion.games.dracula.story import votes_today, waiting_for
+from companion.games.dracula.story import awaits, votes_today, waiting_for
 from companion.games.lines import log_line
 from companion.games.offers import offered
 from companion.games.picture import shared_picture
@@ -189,7 +189,7 @@ def sheet(state: DraculaState, p: Player) -> dict[str, Any]:
         "vote": next((b.candidate for b in state.ballots if b.voter == p.seat), None),
         "letters": _letters_of(state, p.seat),
         "may_write": [{"to": to, "kind": kind} for to, kind in may_write(state, p.seat)],
-        "awaited": p.seat in waiting_for(state),
+        "awaited": awaits(state, p.seat),
         "stance": p.stance,
     }
     if p.dracula:

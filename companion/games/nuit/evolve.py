@@ -9,7 +9,7 @@ from typing import Any
 from companion.games.base import Event
 from companion.games.nuit.options import BRIDGES
 from companion.games.nuit.state import RECENT, NuitState, Player
-from companion.games.states import changed
+from companion.games.states import changed, with_changes
 
 
 def _with_player(state: NuitState, seat: int, **changes: Any) -> tuple[Player, ...]:
@@ -36,7 +36,7 @@ def evolve(state: NuitState, event: Event) -> NuitState:
         raise ValueError(f"la nuit des vampires has no event {event.type!r}")
     changes = handler(state, event.data)
     changes["step"] = state.step + 1
-    return changed(state, **changes)
+    return with_changes(state, changes)
 
 
 Changes = dict[str, Any]
