@@ -19,13 +19,21 @@ class Seated(Generic[P]):
     players: tuple[P, ...]
 
     def player(self, seat: int) -> P:
-        for player in self.players:
+        """The player at `seat`. Players are in seat order, and seats are most often numbered 1, 2,
+        3...: the seat's own place is looked at first (nearly every check asks for a player)."""
+        players = self.players
+        if type(seat) is int and 0 < seat <= len(players) and players[seat - 1].seat == seat:
+            return players[seat - 1]
+        for player in players:
             if player.seat == seat:
                 return player
         raise KeyError(seat)
 
     def seated(self, seat: int | None) -> bool:
         """Whether `seat` plays in this game (None, a seat of nobody, never does). The rules ask it of
-        nearly every argument and actor: a list of a few seats is searched faster than `any` runs
-        its generator."""
-        return seat is not None and seat in [player.seat for player in self.players]
+        nearly every argument and actor: the seat's own place is looked at first, as `player` does,
+        and a list of a few seats is searched faster than `any` runs its generator."""
+        players = self.players
+        if type(seat) is int and 0 < seat <= len(players) and players[seat - 1].seat == seat:
+            return True
+        return seat is not None and seat in [player.seat for player in players]

@@ -185,14 +185,6 @@ class NuitState(Seated[Player]):
     def stage(self) -> str | None:
         return self.turn.get("stage")
 
-    def player(self, seat: int) -> Player:
-        """The player at `seat`. Players are in seat order, and seats are most often numbered 1, 2,
-        3...: the seat's own place is looked at first (nearly every check asks for a player)."""
-        players = self.players
-        if type(seat) is int and 0 < seat <= len(players) and players[seat - 1].seat == seat:
-            return players[seat - 1]
-        return super().player(seat)
-
     def seated(self, seat: int | None) -> bool:
         """Whether `seat` plays: every seat is in the playing order from the setup on, and a look
         in that tuple is much cheaper than a walk over the players (every command asks it)."""
