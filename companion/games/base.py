@@ -13,7 +13,7 @@ simulated playthroughs.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
@@ -306,20 +306,39 @@ class GameDefinition(Generic[S]):
         asked in the order `Move` gives, and nothing else."""
         if actor.kind == "seat" and not self.seated(state, actor.seat):
             return Rejection("not_seated")
+        return self._refusal(state, actor, command, self.is_over(state), self.phase(state), self.stage(state), {})
+
+    def validate_each(self, state: S, actor: Viewer, commands: Iterable[Command]) -> list[Rejection | None]:
+        """`validate` of each command, for one actor on one state (a screen's offers, a random
+        player's choices): what depends on the state and the actor alone (seated, over, the phase
+        and stage, whose turn it is) is asked once for all of them. The rules are pure, so each
+        answer is the one `validate` gives."""
+        if actor.kind == "seat" and not self.seated(state, actor.seat):
+            return [Rejection("not_seated") for _ in commands]
+        over, phase, stage = self.is_over(state), self.phase(state), self.stage(state)
+        whose: dict[Callable[[S, Viewer], Rejection | None], Rejection | None] = {}
+        return [self._refusal(state, actor, command, over, phase, stage, whose) for command in commands]
+
+    def _refusal(self, state: S, actor: Viewer, command: Command, over: bool, phase: str, stage: str | None,
+                 whose: dict[Callable[[S, Viewer], Rejection | None], Rejection | None]) -> Rejection | None:
+        """`validate` once the actor is seated: `over`, `phase` and `stage` are the state's, and
+        `whose` remembers each `Move.whose` already asked of this state and actor."""
         move = self.moves.get(command.name) if isinstance(command.name, str) else None
         if move is None:
             return Rejection("unknown_command", {"command": str(command.name)[:40]})
-        if self.is_over(state) and not move.when_over:
+        if over and not move.when_over:
             return Rejection("game_over")
         if type(command.args) is not dict and not isinstance(command.args, Mapping):  # a dict, most often: no ABC check
             return Rejection("bad_arguments", {"detail": "args"})
         if actor.kind not in move.by:
             return Rejection(move.refused)
-        if move.phases and self.phase(state) not in move.phases:
+        if move.phases and phase not in move.phases:
             return Rejection(move.off_phase)
-        if move.stages and self.stage(state) not in move.stages:
+        if move.stages and stage not in move.stages:
             return Rejection("not_now")
-        return move.whose(state, actor) or move.check(state, actor, command.args)
+        if move.whose not in whose:
+            whose[move.whose] = move.whose(state, actor)
+        return whose[move.whose] or move.check(state, actor, command.args)
 
     def decide(self, state: S, actor: Viewer, command: Command, rng: RandomSource) -> Decision[S]:
         """The events of a command `validate` allowed, and the state after each: its move's telling,

@@ -58,7 +58,9 @@ def play_game(players: int, options: Mapping[str, Any], key: bytes, rnd: random.
         waiting = waiting_for(state)
         who = rnd.choice(waiting) if waiting and rnd.random() < 0.9 else rnd.randint(1, players)
         viewer = viewers[who]
-        allowed = [c for c in GAME.actions(state, viewer) if GAME.validate(state, viewer, c) is None]
+        offers = GAME.actions(state, viewer)
+        allowed = [c for c, refusal in zip(offers, GAME.validate_each(state, viewer, offers), strict=True)
+                   if refusal is None]
         if not allowed:
             continue
         command = rnd.choices(allowed, [_weight(state, c, rnd) for c in allowed])[0]
