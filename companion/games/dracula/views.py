@@ -233,9 +233,19 @@ def _sight(state: DraculaState, rooms: dict[int, Any]) -> list[dict[str, Any]]:
 def _action_choices(state: DraculaState, p: Player) -> list[dict[str, Any]]:
     """What this player's action screen offers: the same screen for a human and a vampire, one list
     of choices (a vampire's bites where a human's treasure is), each allowed or with its reason."""
+    options: list[dict[str, Any]] = []
+    for kind, args in _action_candidates(state, p):
+        problem = action_problem(state, p.seat, args.get("bite"), bool(args.get("snoop")), args.get("target"),
+                                 bool(args.get("treasure")))
+        options.append({"kind": kind, "args": args, "refused": problem})
+    return options
+
+
+def _action_candidates(state: DraculaState, p: Player) -> list[tuple[str, dict[str, Any]]]:
+    """The actions this player's screen lists (each kind with its arguments), allowed or not: the
+    offered commands need no reasons, so they are made from these alone."""
     same_room = [o.seat for o in state.players if o.seat != p.seat and o.room == p.room
                  and o.seat not in state.sanctuary]
-    options: list[dict[str, Any]] = []
     candidates: list[tuple[str, dict[str, Any]]] = [("pass", {})]
     if p.vampire:
         candidates += [("bite", {"bite": t}) for t in same_room]
@@ -246,11 +256,7 @@ def _action_choices(state: DraculaState, p: Player) -> list[dict[str, Any]]:
     if p.vampire and p.used == "candle":
         candidates += [("bite_snoop", {"bite": b, "snoop": True, **({"target": t} if p.room != "boudoir" else {})})
                        for b in same_room for t in (same_room if p.room != "boudoir" else [None])]
-    for kind, args in candidates:
-        problem = action_problem(state, p.seat, args.get("bite"), bool(args.get("snoop")), args.get("target"),
-                                 bool(args.get("treasure")))
-        options.append({"kind": kind, "args": args, "refused": problem})
-    return options
+    return candidates
 
 
 def grimoire(state: DraculaState) -> dict[str, Any]:
@@ -395,7 +401,7 @@ def _phase_actions(state: DraculaState, p: Player) -> list[Command]:
     if phase in ("maps", "dracula"):
         return _room_choices()
     if phase == "actions" and p.seat not in state.sanctuary:
-        return [offered("act", **c["args"]) for c in _action_choices(state, p)]
+        return [offered("act", **args) for _, args in _action_candidates(state, p)]
     if phase == "torture":
         return [offered("disguise", human=True), offered("disguise", human=False)]
     if phase == "final_choice":

@@ -13,7 +13,7 @@ from companion.games.states import changed, with_changes
 
 
 def _with_player(state: NuitState, seat: int, **changes: Any) -> tuple[Player, ...]:
-    return tuple(changed(p, **changes) if p.seat == seat else p for p in state.players)
+    return tuple([with_changes(p, changes) if p.seat == seat else p for p in state.players])
 
 
 def _happened(state: NuitState, kind: str, data: Mapping[str, Any], *keys: str) -> tuple[Mapping[str, Any], ...]:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from companion.fairness.rng import RandomSource
-from companion.games.base import Args, Move, Rejection, Viewer, anyone
+from companion.games.base import Args, Move, Rejection, Viewer, anyone, no_check
 from companion.games.nuit.options import BRIDGES, ELIXIRS
 from companion.games.nuit.rules import (
     give_back_magic,
@@ -378,10 +378,11 @@ def _turn(stages: tuple[str, ...], tell: SeatTell, check: SeatCheck | None = Non
         tell(story, actor.seat, args)
 
     def checked(state: NuitState, actor: Viewer, args: Args) -> Rejection | None:
-        assert actor.seat is not None
-        return check(state, actor.seat, args) if check else None
+        assert actor.seat is not None and check is not None
+        return check(state, actor.seat, args)
 
-    return Move(told, phases=("turn",), stages=stages, whose=_awaited if awaited else anyone, check=checked)
+    return Move(told, phases=("turn",), stages=stages, whose=_awaited if awaited else anyone,
+                check=checked if check else no_check)
 
 
 MOVES: dict[str, Move[NuitState, NuitTurn]] = {
