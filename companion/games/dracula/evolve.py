@@ -41,11 +41,11 @@ Data = Mapping[str, Any]
 
 def _player(state: DraculaState, seat: int, **changes: Any) -> tuple[Player, ...]:
     """The players, one of them changed."""
-    return tuple(changed(p, **changes) if p.seat == seat else p for p in state.players)
+    return tuple([with_changes(p, changes) if p.seat == seat else p for p in state.players])
 
 
 def _everyone(state: DraculaState, change: Callable[[Player], Player]) -> tuple[Player, ...]:
-    return tuple(change(p) for p in state.players)
+    return tuple([change(p) for p in state.players])
 
 
 def _public_part(kind: str, data: Data) -> dict[str, Any]:
