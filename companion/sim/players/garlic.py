@@ -15,7 +15,7 @@ from companion.fairness.drbg import SeededRandomSource
 from companion.fairness.rng import Draw
 from companion.games.base import HOST, SYSTEM, TABLE, Command, Event, SeatInfo, Viewer, seat
 from companion.games.garlic import GARLIC_SLAP
-from companion.games.garlic.offers import Block, Lazy, offers
+from companion.games.garlic.offers import Block, Lazy, SampleDecisions, offers
 from companion.games.garlic.options import normalize_options
 from companion.games.garlic.state import GarlicState
 from companion.games.reactions import ROUND_ARMED
@@ -91,12 +91,6 @@ def holders(state: GarlicState) -> set[int]:
             if any(slot.card is not None and dice.matches(deck[slot.card]) for slot in p.slots)}
 
 
-def winner_seat(command: Command) -> int | None:
-    """The seat a settle command's decision names first."""
-    winner = command.args["decision"].get("winner")
-    return int(winner.removeprefix("seat:")) if isinstance(winner, str) else None
-
-
 class Offered:
     """Every (viewer, command) the acting viewers are offered now, in the order `actions` lists
     them, each command made only when it is read (the moon offers hundreds; a step plays one)."""
@@ -139,6 +133,12 @@ class Offered:
             if offered_to == viewer:
                 for at in range(size):
                     yield block[at]
+
+    def settles_won_by(self, seats: set[int]) -> list[Command]:
+        """The round's sample decisions that name one of these seats the winner, in offer order,
+        each made only if it is one (a decision is a deep dict, and a step plays one)."""
+        return [block[at] for _, block, size in self.blocks if isinstance(block, SampleDecisions)
+                for at in range(size) if block.winner(at) in seats]
 
     def allowed(self, index: int) -> bool:
         """`validate` allows it. A command the rules refuse from its block alone is not made, nor
@@ -283,7 +283,7 @@ def play_game(players: int, options: Mapping[str, Any], seed: int, check: Check 
             # The game's own sample decisions; the players who hold the target are the likelier
             # to slap first.
             keen = holders(state)
-            eager = [c for v, c in candidates if c.name == "settle" and winner_seat(c) in keen]
+            eager = candidates.settles_won_by(keen)
             command = rnd.choice(eager) if eager else command
         command = Command(command.name, command.args, clock)
         drawn = len(rng.draws)
