@@ -7,7 +7,6 @@ what those events do to the state and how a round is scored, for digital and phy
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -15,7 +14,7 @@ from companion.fairness.rng import RandomSource, shuffled
 from companion.games.base import Event, Rejection, SeatInfo
 from companion.games.states import with_changes
 from companion.games.vampir.options import COLOURS, HAND_SIZE, JOKERS, MIN_HUNT, ONE_HEAD, TWO_HEAD
-from companion.games.vampir.state import CARDS, RECENT, STARTERS, Hunt, Player, VampirState
+from companion.games.vampir.state import CARDS, RECENT, STARTERS, Hunt, Player, VampirState, colour_counts
 
 GAME_ID = "vampir"
 
@@ -91,7 +90,7 @@ def hunt_colour(cards: Iterable[int], taken_from: str | None = None) -> str | No
 def possible_hunts(hand: Sequence[int]) -> list[str]:
     """The colours this hand could lay a hunt in now (its colours counted in one pass: every hunt
     laid asks it)."""
-    counts = Counter(CARDS[c].colour for c in hand)
+    counts = colour_counts(hand)
     jokers = counts.get(None, 0)
     return [colour for colour in COLOURS if (n := counts.get(colour, 0)) and n + jokers >= MIN_HUNT]
 
