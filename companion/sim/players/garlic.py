@@ -226,8 +226,13 @@ def may_act(state: GarlicState, viewers: list[Viewer]) -> list[Viewer]:
         seats |= {p.seat for p in state.players} - {state.turn.get("seat")}
     elif phase in ("claim", "bat", "moon", "moon_look"):
         seats.add(state.turn["seat"])
-    kinds = {"system", *(("table", "host") if phase == "roll" else ("host",) if phase == "confirm" else ())}
+    kinds = _ACTING_KINDS.get(phase, _SYSTEM_ONLY)
     return [v for v in viewers if v.kind in kinds or v.seat in seats]
+
+
+_SYSTEM_ONLY = frozenset({"system"})
+_ACTING_KINDS = {"roll": frozenset({"system", "table", "host"}), "confirm": frozenset({"system", "host"})}
+"""Who besides the seats may act in a phase: the system always (made once, asked at every step)."""
 
 
 def play_game(players: int, options: Mapping[str, Any], seed: int, check: Check | None = None,
