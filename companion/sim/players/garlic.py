@@ -87,8 +87,8 @@ def holders(state: GarlicState) -> set[int]:
     if dice is None or state.physical or dice.effect:  # nothing matches an effect
         return set()
     deck = state.deck
-    return {p.seat for p in state.players
-            if any(slot.card is not None and dice.matches(deck[slot.card]) for slot in p.slots)}
+    return {p.seat for p in state.players for slot in p.slots
+            if slot.card is not None and dice.matches(deck[slot.card])}
 
 
 class Offered:
@@ -97,8 +97,13 @@ class Offered:
 
     def __init__(self, state: GarlicState, blocks: list[tuple[Viewer, Block]]) -> None:
         self.state = state
-        self.blocks = [(viewer, block, len(block)) for viewer, block in blocks if len(block)]
-        self.size = sum(size for _, _, size in self.blocks)
+        self.blocks: list[tuple[Viewer, Block, int]] = []
+        self.size = 0
+        for viewer, block in blocks:  # one pass: a step makes one Offered, and most blocks hold a command or two
+            size = len(block)
+            if size:
+                self.blocks.append((viewer, block, size))
+                self.size += size
         self.checked_refusal = False
 
     @classmethod
