@@ -130,8 +130,11 @@ def new_seed() -> bytes:
 
 
 def open_service(config: Config, clock: Clock | None = None, seeds: Callable[[], bytes] = new_seed,
-                 scheduler: Scheduler = timer_scheduler, watch_health: bool = True) -> Service:
+                 scheduler: Scheduler | None = None, watch_health: bool = True) -> Service:
+    """The service on `config`'s data folder. `scheduler` keeps every timer (a fake in tests);
+    by default the table's alarms share one thread, and wired buttons confirm presses on their own."""
     clock = clock or MonotonicClock()
+    alarms = scheduler or timer_scheduler
     data_dir = prepare_data_dir(config.data_dir)
     lock = DataDirLock(data_dir)
     try:
@@ -153,10 +156,10 @@ def open_service(config: Config, clock: Clock | None = None, seeds: Callable[[],
         except ValueError:
             raise DataDirError(f"{data_dir / COOKIE_KEY_NAME} is damaged; delete it (players then rejoin)") from None
         pairs = ButtonMap.load(data_dir / PAIRING_FILE)
-        buttons = ButtonHub(table, clock, open_sources(config.buttons, clock, scheduler), pairs, scheduler)
+        buttons = ButtonHub(table, clock, open_sources(config.buttons, clock, scheduler), pairs, alarms)
         buttons.start(watch_health)
-        RealTimeKeeper(table, clock, scheduler, data_dir).resume()  # before the glass's deadline is taken up
-        Timekeeper(table, clock, scheduler).resume()  # held by the table, as its observer
+        RealTimeKeeper(table, clock, alarms, data_dir).resume()  # before the glass's deadline is taken up
+        Timekeeper(table, clock, alarms).resume()  # held by the table, as its observer
     except BaseException:
         store.close()
         lock.release()

@@ -1,10 +1,14 @@
 """The one-shot alarm (companion/alarm.py) on a clock the test moves and a scheduler whose timers
 fire when the test says, early ones included: it rings once at its time, a new time supersedes the
-old, a timer that wakes too early sleeps again, and a cancelled alarm stays quiet."""
+old, a timer that wakes too early sleeps again, and a cancelled alarm stays quiet. And the one
+thread that keeps the service's timers."""
 
 from __future__ import annotations
 
-from companion.alarm import Alarm
+import threading
+from collections.abc import Callable
+
+from companion.alarm import Alarm, TimerThread
 from tests.conftest import Later, ManualClock
 
 
@@ -97,3 +101,30 @@ def test_a_time_already_past_rings_at_once_and_the_ring_may_set_it_again() -> No
     assert bench.rings == [1_000_000] and bench.alarm.due_us == 1_100_000
     bench.at(1_100_000)
     assert bench.rings == [1_000_000, 1_100_000]
+
+
+def test_the_timer_thread_runs_every_timer_in_time_order_on_one_thread() -> None:
+    """The service's timers: one thread however many are set, each action once, soonest first, and
+    a failing action does not stop the next."""
+    timers = TimerThread("test-timers")
+    ran: list[tuple[str, str]] = []
+    done = threading.Event()
+    before = threading.active_count()
+
+    def note(name: str) -> Callable[[], None]:
+        return lambda: ran.append((name, threading.current_thread().name))
+
+    def fail() -> None:
+        raise RuntimeError("a broken action")
+
+    timers(0.06, note("third"))
+    timers(0.02, note("first"))
+    timers(0.04, fail)
+    timers(0.04, note("second"))
+    for _ in range(200):
+        timers(0.01, lambda: None)  # superseded alarms' timers, firing for nothing
+    timers(0.08, done.set)
+    assert threading.active_count() <= before + 1
+    assert done.wait(5)
+    assert ran == [("first", "test-timers"), ("second", "test-timers"), ("third", "test-timers")]
+    assert len(timers) == 0

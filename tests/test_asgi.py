@@ -102,6 +102,31 @@ def test_a_body_over_the_limit_is_refused_without_being_read(server: CompanionAS
     assert web.service.table.position == position
 
 
+def test_pages_waiting_for_a_change_never_hold_up_a_request(web: Web) -> None:
+    """Long polls wait in a pool of their own: with one thread answering, three waiting pages do
+    not keep a status request waiting, and each of them hears of the change."""
+    table = web.service.table
+    web.join(1, "P1")
+    position = table.position
+
+    async def scene() -> tuple[Connection, list[Connection], int]:
+        with ThreadPoolExecutor(max_workers=1) as answering, ThreadPoolExecutor(max_workers=8) as waiting:
+            server = CompanionASGI(web.app, LiveStreams(table.broadcaster), answering, 64 * 1024, waiting)
+            wait = scope("GET", "/api/view", f"as=table&after={position}&wait=10")
+            polls = [asyncio.create_task(exchange(server, wait)) for _ in range(3)]
+            await asyncio.sleep(0.2)
+            assert not any(poll.done() for poll in polls), "nothing changed yet: the pages wait"
+            status = await asyncio.wait_for(exchange(server, scope("GET", "/api/status")), 3)
+            outcome = await asyncio.to_thread(table.handle, Viewer("seat", 1), Command("roll"))
+            return status, await asyncio.wait_for(asyncio.gather(*polls), 5), outcome.position
+
+    status, polls, moved_to = run(scene())
+    assert status.status == 200
+    for poll in polls:
+        assert poll.status == 200
+        assert json.loads(b"".join(poll.chunks))["position"] == moved_to
+
+
 def test_a_header_written_with_underscores_does_not_pose_as_its_dashed_twin() -> None:
     environ = wsgi_environ(scope("GET", "/table", headers=[("x_forwarded_for", "10.0.0.1"), ("cookie", "a=1"),
                                                           ("Cookie", "b=2")]), b"", None)

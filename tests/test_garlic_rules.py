@@ -21,6 +21,7 @@ import pytest
 
 from companion.games.base import HOST, SYSTEM, TABLE, Command, Event, OptionsError, Rejection, SeatInfo, Viewer, seat
 from companion.games.garlic import GARLIC_SLAP
+from companion.games.garlic.offers import SampleDecisions
 from companion.games.garlic.options import DEFAULTS, normalize_options
 from companion.games.garlic.rules import deadline, is_over
 from companion.games.garlic.state import Card, Cleared, GarlicState, Slot
@@ -1614,3 +1615,14 @@ def test_validate_refuses_a_bool_for_a_round_or_a_step() -> None:
     game.state = replace(game.state, step=1)
     assert deadline(game.state) is not None
     assert game.refuse(SYSTEM, "timeout", step=True, **{"for": "turn"}) == "not_now"
+
+
+@pytest.mark.parametrize(("colour", "symbol"), [("violet", "moon"), ("!", "skull")])
+def test_the_sample_decisions_say_their_winner_as_their_commands_name_it(colour: str, symbol: str) -> None:
+    """A random player looks for the decisions won by some seats without making every one of them."""
+    game = Game(position("yellow-bat", "yellow-moon", "violet-moon"))
+    game.roll(colour, symbol, by=seat(2))
+    decisions = SampleDecisions(game.state)
+    for index in range(len(decisions)):
+        named = decisions[index].args["decision"]["winner"]
+        assert decisions.winner(index) == (None if named is None else int(named.removeprefix("seat:")))

@@ -1,6 +1,7 @@
 """What a screen is offered to do: the commands a game offers are made once (companion/games/offers.py)
 and are the commands made by hand; and they are worked out once for every viewer a game says is
-offered the same (`GameDefinition.offers_alike`), while each viewer still sees exactly its own."""
+offered the same (`GameDefinition.offers_alike`), and the game's view once for every viewer it says
+sees the same (`sees_alike`), while each viewer still sees exactly its own."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from companion.games.base import HOST, TABLE, Command, GameDefinition, Viewer, s
 from companion.games.offers import offered
 from companion.games.registry import GAMES
 from companion.store import EventStore
+from companion.table.gamerun import GameRun
 from companion.table.session import Table, TableSettings
 from tests.conftest import ManualClock, seeded
 from tests.test_leak import default_options
@@ -37,8 +39,15 @@ def own_actions(table: Table, definition: GameDefinition[Any], viewer: Viewer) -
     return shown
 
 
+def own_undo(run: GameRun, viewer: Viewer) -> dict[str, Any] | None:
+    if viewer.kind not in ("host", "seat"):
+        return None
+    refusal = run.undo_refusal(viewer, "host_and_own")
+    return {"allowed": refusal is None, "reason": refusal}
+
+
 @pytest.mark.parametrize("game_id", sorted(GAMES))
-def test_viewers_offered_alike_each_see_their_own_actions(game_id: str) -> None:
+def test_viewers_offered_or_shown_alike_each_see_their_own(game_id: str) -> None:
     definition = GAMES[game_id]
     players = max(definition.min_seats, min(definition.max_seats, 4))
     rnd = random.Random(7)
@@ -58,9 +67,12 @@ def test_viewers_offered_alike_each_see_their_own_actions(game_id: str) -> None:
                 if step == 20:
                     table.handle(HOST, Command("pause"))
                 for viewer in viewers:
+                    game = table.view(viewer)["game"]
                     shown = [(a["name"], a["args"], None if a["allowed"] else a["reason"]["code"])
-                             for a in table.view(viewer)["game"]["actions"]]
+                             for a in game["actions"]]
                     assert shown == own_actions(table, definition, viewer), (viewer, step)
+                    assert game["view"] == definition.view(run.state, viewer), (viewer, step)
+                    assert game.get("undo") == own_undo(run, viewer), (viewer, step)
                 if step == 20:
                     table.handle(HOST, Command("resume"))
                 allowed = [(v, c) for v in viewers for c in definition.actions(run.state, v)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import os
 
-from companion.alarm import Scheduler, timer_scheduler
+from companion.alarm import Scheduler
 from companion.buzzers import boxports
 from companion.buzzers.gpio import GpioSource
 from companion.buzzers.serialbox import SerialBoxSource
@@ -61,7 +61,7 @@ def open_serial(config: ButtonsConfig, clock: Clock, name: str = "box") -> Press
 
 def open_gpio(config: ButtonsConfig, clock: Clock, scheduler: Scheduler | None = None) -> PressSource:
     try:
-        return GpioSource({f"{pin}": pin for pin in config.gpio_pins}, clock, scheduler=scheduler or timer_scheduler,
+        return GpioSource({f"{pin}": pin for pin in config.gpio_pins}, clock, scheduler=scheduler,
                           confirm_s=config.confirm_ms / 1000, mask_s=config.mask_ms / 1000, stuck_s=config.stuck_s)
     except Exception as err:  # no GPIO chip, pin busy, no permission: say so and carry on
         log.warning("GPIO buttons unavailable: %s", err)

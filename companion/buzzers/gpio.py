@@ -16,11 +16,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from companion.alarm import Scheduler, timer_scheduler
+from companion.alarm import Scheduler, TimerThread
 from companion.buzzers.sources import ButtonHealth, HandlerSlot, Press, SourceHealth
 from companion.clock import Clock
 
 log = logging.getLogger(__name__)
+
+CONFIRMATIONS = TimerThread("gpio-timers")
+"""The wired buttons' confirmations and stuck checks, on a thread of their own: a ring of the
+table's alarms (a command, its log write) never holds up a press's confirmation."""
 
 
 @dataclass
@@ -57,7 +61,7 @@ class GpioSource(HandlerSlot):
         pins: Mapping[str, int],
         clock: Clock,
         factory: Any = None,
-        scheduler: Scheduler = timer_scheduler,
+        scheduler: Scheduler | None = None,
         confirm_s: float = 0.005,
         mask_s: float = 0.050,
         stuck_s: float = 5.0,
@@ -70,7 +74,7 @@ class GpioSource(HandlerSlot):
         self.name = name
         self._clock = clock
         self._factory = factory or Device.pin_factory or Device._default_pin_factory()
-        self._schedule = scheduler
+        self._schedule = scheduler or CONFIRMATIONS
         self.confirm_s, self.mask_s, self.stuck_s = confirm_s, mask_s, stuck_s
         self.uncertainty_us = uncertainty_us
         self._problem = ""

@@ -287,6 +287,9 @@ class GameDefinition(Generic[S]):
     offers_alike: Callable[[S, Viewer], Hashable] = field(default=lambda state, viewer: str(viewer))
     """Viewers with the same value here are offered the same actions, allowed or refused alike: the
     table works them out once per change for all of them (the dice tray's players, for one)."""
+    sees_alike: Callable[[S, Viewer], Hashable] = field(default=lambda state, viewer: str(viewer))
+    """Viewers with the same value here get the same `view`: the table builds it once per change
+    and every screen of theirs shares it (a game with nothing hidden says so for everyone)."""
     options_schema: Callable[[Mapping[str, Any]], list[dict[str, Any]]] = field(default=lambda defaults: [])
     uses_buzzers: bool = False
     """Phones show their buzzer (and the server measures their delay) while this game runs."""

@@ -237,6 +237,9 @@ BUZZER_QUIZ: GameDefinition[QuizState] = GameDefinition(
     secrets=secrets,
     describe=describe,
     actions=actions,
+    # The quiz hides nothing, and its players are offered nothing (they press their buzzers).
+    offers_alike=lambda state, viewer: "players" if viewer.kind == "seat" else str(viewer),
+    sees_alike=lambda state, viewer: "everyone",
     uses_buzzers=True,
     table_button=Command("arm", {"mode": "race"}),
     options_schema=lambda defaults: [{

@@ -277,5 +277,6 @@ DICE_TRAY: GameDefinition[TrayState] = GameDefinition(
     # Everyone rolls and sets the tray: only a seat without a player is refused (not seated).
     offers_alike=lambda state, viewer: str(viewer) if viewer.kind == "seat" and viewer.seat not in state.seat_numbers
     else "everyone",
+    sees_alike=lambda state, viewer: "everyone",
     options_schema=options_schema,
 )

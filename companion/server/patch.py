@@ -116,14 +116,10 @@ class SharedEncoder:
         self._messages: dict[tuple[int, int], tuple[Any, Any, bytes | None]] = {}
 
     def diff(self, old: Any, new: Any) -> list[Op]:
-        if isinstance(old, dict) and isinstance(new, dict):
-            return self._dict_diff(old, new)
+        if isinstance(old, dict | list) and isinstance(new, dict | list):
+            return self._container_diff(old, new)
         if equal(old, new):
             return []
-        if isinstance(old, list) and isinstance(new, list):
-            splices = _splices(old, new)
-            if splices is not None:
-                return splices
         if type(new) in SCALARS:
             # Screens whose own parts moved alike (the log position, a count) get the same
             # operation object, so prefixing and printing it are shared too.
@@ -136,12 +132,23 @@ class SharedEncoder:
             return ops
         return [[[], new]]
 
-    def _dict_diff(self, old: dict[str, Any], new: dict[str, Any]) -> list[Op]:
+    def _container_diff(self, old: dict[str, Any] | list[Any], new: dict[str, Any] | list[Any]) -> list[Op]:
+        """A dict's or a list's operations, once per pair of objects: a part the views share (a
+        game's list of results) is compared once for every screen, and its operations are then
+        the same objects, so prefixing and printing them are shared too."""
         key = (id(old), id(new))
         hit = self._diffs.get(key)
         if hit is not None and hit[0] is old and hit[1] is new:
             return hit[2]
-        ops: list[Op] = [] if equal(old, new) else self._changed_keys(old, new)
+        ops: list[Op]
+        if equal(old, new):
+            ops = []
+        elif isinstance(old, dict) and isinstance(new, dict):
+            ops = self._changed_keys(old, new)
+        elif isinstance(old, list) and isinstance(new, list):
+            ops = _splices(old, new) or [[[], new]]
+        else:
+            ops = [[[], new]]
         if len(self._diffs) >= self._size:
             self._diffs.clear()
         self._diffs[key] = (old, new, ops)
@@ -187,6 +194,8 @@ class SharedEncoder:
             return int.__repr__(value)
         if not isinstance(value, dict | list):
             return _scalar_text(value)
+        if not value:
+            return "[]" if isinstance(value, list) else "{}"
         hit = self._texts.get(id(value))
         if hit is not None and hit[0] is value:
             return hit[1]

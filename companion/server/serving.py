@@ -25,6 +25,10 @@ import uvicorn
 from companion.errors import CompanionError
 from companion.server.asgi import CompanionASGI, LiveStreams
 
+ANSWERING_THREADS = 6
+"""Threads answering requests other than long polls: Python runs one at a time, and a few keep a
+slow one (a store on an SD card) from holding up the others."""
+
 KEEP_ALIVE_S = 60
 """How long an idle keep-alive connection stays open (a phone's next tap reuses it)."""
 
@@ -42,11 +46,11 @@ class TableServer(uvicorn.Server):
     """
 
     def __init__(self, config: uvicorn.Config, sockets: list[socket.socket], streams: LiveStreams,
-                 executor: ThreadPoolExecutor, on_stop: Callable[[], None] = lambda: None) -> None:
+                 executors: tuple[ThreadPoolExecutor, ...], on_stop: Callable[[], None] = lambda: None) -> None:
         super().__init__(config)
         self.sockets = sockets
         self.streams = streams
-        self.executor = executor
+        self.executors = executors
         self.on_stop = on_stop
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -79,7 +83,8 @@ class TableServer(uvicorn.Server):
         try:
             await self.serve(sockets=self.sockets)
         finally:
-            self.executor.shutdown(wait=False, cancel_futures=True)
+            for executor in self.executors:
+                executor.shutdown(wait=False, cancel_futures=True)
 
 
 def listen(host: str, port: int) -> list[socket.socket]:
@@ -112,11 +117,12 @@ def listen(host: str, port: int) -> list[socket.socket]:
 
 
 def make_server(app: Any, host: str, port: int, threads: int) -> TableServer:
-    """The server for a Flask app made by create_app; `threads` answer requests (a long poll
-    holds one while it waits; streams hold none)."""
+    """The server for a Flask app made by create_app: up to `threads` long polls wait at once (each
+    holds a thread), other requests share a few threads, and streams hold none."""
     streams = LiveStreams(app.extensions["companion"].table.broadcaster)
-    executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="http")
-    asgi = CompanionASGI(app, streams, executor, app.config["MAX_CONTENT_LENGTH"])
+    executor = ThreadPoolExecutor(max_workers=min(threads, ANSWERING_THREADS), thread_name_prefix="http")
+    waiting = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="poll")
+    asgi = CompanionASGI(app, streams, executor, app.config["MAX_CONTENT_LENGTH"], waiting)
     config = uvicorn.Config(
         asgi, lifespan="off", ws="none", http="h11", interface="asgi3", log_config=None, access_log=False,
         proxy_headers=False, server_header=False, headers=[("server", "table-companion")],
@@ -124,7 +130,7 @@ def make_server(app: Any, host: str, port: int, threads: int) -> TableServer:
     )
     # uvicorn's start and stop lines would repeat what `serve` prints; its errors still show.
     logging.getLogger("uvicorn").setLevel(logging.WARNING)
-    return TableServer(config, listen(host, port), streams, executor)
+    return TableServer(config, listen(host, port), streams, (executor, waiting))
 
 
 def serve_forever(server: TableServer, on_stop: Callable[[], None] = lambda: None) -> None:

@@ -89,27 +89,43 @@ class TableViews:
         return view
 
     def _game(self, viewer: Viewer) -> dict[str, Any] | None:
+        """The game's part of a view: one object for every viewer who sees the game alike, is
+        offered the same and may undo alike (a quiz's players), so a change is compared and
+        printed once for all their screens."""
         run = self.table.run
         if run is None:
             return None
+        definition = run.definition
+        undo = self._undo(run, viewer)
+        offers = definition.offers_alike(run.state, viewer)
+        sees = definition.sees_alike(run.state, viewer)
+        return self._shared(("#game", sees, offers, undo), lambda: self._game_part(run, viewer, undo, offers, sees))
+
+    def _undo(self, run: GameRun, viewer: Viewer) -> tuple[bool, str | None] | None:
+        """Whether this viewer may undo now and why not (host and seats only)."""
+        if viewer.kind not in ("host", "seat"):
+            return None
+        refusal = run.undo_refusal(viewer, self.table.undo_policy)
+        return refusal is None, refusal
+
+    def _game_part(self, run: GameRun, viewer: Viewer, undo: tuple[bool, str | None] | None, offers: Hashable,
+                   sees: Hashable) -> dict[str, Any]:
         game: dict[str, Any] = {
             "id": run.game_id,
             "game": run.definition.id,
             "title": run.definition.title,
             "ended": run.ended,
             "seq": run.seq,
-            "view": run.view(viewer),
+            "view": self._shared(("#view", sees), lambda: run.view(viewer)),
             "entropy": self._shared("#entropy", lambda: contributions.public_view(run.entropy)),
             "fairness": self._shared("#fairness", run.fairness_view),
         }
-        if viewer.kind in ("host", "seat"):
-            refusal = run.undo_refusal(viewer, self.table.undo_policy)
-            game["undo"] = {"allowed": refusal is None, "reason": refusal}
+        if undo is not None:
+            game["undo"] = {"allowed": undo[0], "reason": undo[1]}
         if run.undone is not None:
             game["undone"] = run.undone.to_json()
-        alike = ("#actions", run.definition.offers_alike(run.state, viewer))
-        game["actions"] = self._shared(alike, lambda: [self._action(run, viewer, c)
-                                                       for c in run.definition.actions(run.state, viewer)])
+        game["actions"] = self._shared(("#actions", offers), lambda: [
+            self._action(run, viewer, c) for c in run.definition.actions(run.state, viewer)])
         return game
 
     def _action(self, run: GameRun, viewer: Viewer, command: Command) -> dict[str, Any]:

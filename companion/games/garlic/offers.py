@@ -15,6 +15,7 @@ from typing import Any
 from companion.games.base import Command, Viewer
 from companion.games.garlic.rules import deadline, face_up_pair_refusal, face_up_swap_allowed
 from companion.games.garlic.state import BAT_KINDS, CLAIM_KINDS, GarlicState
+from companion.games.offers import offered
 
 ROLL = Command("roll")
 NO_CLAIM = Command("no_claim")
@@ -74,7 +75,7 @@ def offers(state: GarlicState, viewer: Viewer) -> list[Block]:
         blocks.append(JUDGE)
     for penalty in state.penalties:
         if penalty.seat == me:
-            blocks.append([Command("reopen", {"slot": i}) for i in state.player(me).face_down()])
+            blocks.append([offered("reopen", slot=i) for i in state.player(me).face_down()])
             break
     if state.turn.get("seat") != me:
         return blocks
@@ -101,18 +102,19 @@ def _read(block: Block) -> Iterator[Command]:
 def _card_commands(state: GarlicState, me: int, name: str, kinds: tuple[str, ...]) -> list[Command]:
     """One command per card the choice could name (per other player, with real cards)."""
     commands = []
+    physical = state.physical
     for kind in kinds:
         others = kind in ("other_down", "turn_up")
         for player in state.players:
             if (player.seat != me) != others:
                 continue
-            args: dict[str, Any] = {"kind": kind, **({"seat": player.seat} if others else {})}
-            if state.physical:
-                commands.append(Command(name, args))
+            whose = {"seat": player.seat} if others else {}
+            if physical:
+                commands.append(offered(name, kind=kind, **whose))
                 continue
-            want_up = kind in ("own_up", "turn_down")
-            slots = player.face_up() if want_up else player.face_down()
-            commands += [Command(name, {**args, "slot": i}) for i in slots]
+            up = kind in ("own_up", "turn_down")
+            commands += [offered(name, kind=kind, **whose, slot=i) for i, slot in enumerate(player.slots)
+                         if slot.up == up]
     return commands
 
 
@@ -184,6 +186,12 @@ class SampleDecisions(Lazy):
         self.seats = [p.seat for p in state.players]
         self.hands_off = state.turn.get("mode") == "hands_off"
         super().__init__(len(self.seats) + 2)
+
+    def winner(self, index: int) -> int | None:
+        """The seat the decision at `index` names as the winner (None: a tie, nobody, a skull
+        round's faults), known without making its command: a player looking for the decisions
+        that favour some seats reads one of them."""
+        return None if self.hands_off or index >= len(self.seats) else self.seats[index]
 
     def make(self, index: int) -> Command:
         seats = self.seats

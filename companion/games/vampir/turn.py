@@ -50,10 +50,12 @@ def _hand_cards(state: VampirState, seat: int, tokens: Any) -> list[int] | Rejec
     """The distinct cards of this seat's hand the tokens name, or why not."""
     if not isinstance(tokens, list) or len(tokens) > len(CARDS):
         return Rejection("bad_arguments", {"detail": "cards"})
-    numbers = [card_number(state, t) for t in tokens]
+    names = _numbers(state.round)  # looked up once for all the tokens (as card_number reads them)
+    numbers = [names.get(t) if isinstance(t, str) else None for t in tokens]
     hand = state.player(seat).hand
-    if any(n is None or n not in hand for n in numbers):
-        return Rejection("not_in_hand")
+    for number in numbers:  # a loop: any() and its generator cost more on a hunt's few cards
+        if number is None or number not in hand:
+            return Rejection("not_in_hand")
     if len(set(numbers)) != len(numbers):
         return Rejection("bad_arguments", {"detail": "cards"})
     return [n for n in numbers if n is not None]

@@ -15,7 +15,7 @@ from companion.fairness.drbg import SeededRandomSource
 from companion.fairness.rng import Draw
 from companion.games.base import HOST, SYSTEM, TABLE, Command, Event, SeatInfo, Viewer, seat
 from companion.games.garlic import GARLIC_SLAP
-from companion.games.garlic.offers import Block, Lazy, offers
+from companion.games.garlic.offers import Block, Lazy, SampleDecisions, offers
 from companion.games.garlic.options import normalize_options
 from companion.games.garlic.state import GarlicState
 from companion.games.reactions import ROUND_ARMED
@@ -87,14 +87,8 @@ def holders(state: GarlicState) -> set[int]:
     if dice is None or state.physical or dice.effect:  # nothing matches an effect
         return set()
     deck = state.deck
-    return {p.seat for p in state.players
-            if any(slot.card is not None and dice.matches(deck[slot.card]) for slot in p.slots)}
-
-
-def winner_seat(command: Command) -> int | None:
-    """The seat a settle command's decision names first."""
-    winner = command.args["decision"].get("winner")
-    return int(winner.removeprefix("seat:")) if isinstance(winner, str) else None
+    return {p.seat for p in state.players for slot in p.slots
+            if slot.card is not None and dice.matches(deck[slot.card])}
 
 
 class Offered:
@@ -103,8 +97,13 @@ class Offered:
 
     def __init__(self, state: GarlicState, blocks: list[tuple[Viewer, Block]]) -> None:
         self.state = state
-        self.blocks = [(viewer, block, len(block)) for viewer, block in blocks if len(block)]
-        self.size = sum(size for _, _, size in self.blocks)
+        self.blocks: list[tuple[Viewer, Block, int]] = []
+        self.size = 0
+        for viewer, block in blocks:  # one pass: a step makes one Offered, and most blocks hold a command or two
+            size = len(block)
+            if size:
+                self.blocks.append((viewer, block, size))
+                self.size += size
         self.checked_refusal = False
 
     @classmethod
@@ -139,6 +138,12 @@ class Offered:
             if offered_to == viewer:
                 for at in range(size):
                     yield block[at]
+
+    def settles_won_by(self, seats: set[int]) -> list[Command]:
+        """The round's sample decisions that name one of these seats the winner, in offer order,
+        each made only if it is one (a decision is a deep dict, and a step plays one)."""
+        return [block[at] for _, block, size in self.blocks if isinstance(block, SampleDecisions)
+                for at in range(size) if block.winner(at) in seats]
 
     def allowed(self, index: int) -> bool:
         """`validate` allows it. A command the rules refuse from its block alone is not made, nor
@@ -226,8 +231,13 @@ def may_act(state: GarlicState, viewers: list[Viewer]) -> list[Viewer]:
         seats |= {p.seat for p in state.players} - {state.turn.get("seat")}
     elif phase in ("claim", "bat", "moon", "moon_look"):
         seats.add(state.turn["seat"])
-    kinds = {"system", *(("table", "host") if phase == "roll" else ("host",) if phase == "confirm" else ())}
+    kinds = _ACTING_KINDS.get(phase, _SYSTEM_ONLY)
     return [v for v in viewers if v.kind in kinds or v.seat in seats]
+
+
+_SYSTEM_ONLY = frozenset({"system"})
+_ACTING_KINDS = {"roll": frozenset({"system", "table", "host"}), "confirm": frozenset({"system", "host"})}
+"""Who besides the seats may act in a phase: the system always (made once, asked at every step)."""
 
 
 def play_game(players: int, options: Mapping[str, Any], seed: int, check: Check | None = None,
@@ -283,7 +293,7 @@ def play_game(players: int, options: Mapping[str, Any], seed: int, check: Check 
             # The game's own sample decisions; the players who hold the target are the likelier
             # to slap first.
             keen = holders(state)
-            eager = [c for v, c in candidates if c.name == "settle" and winner_seat(c) in keen]
+            eager = candidates.settles_won_by(keen)
             command = rnd.choice(eager) if eager else command
         command = Command(command.name, command.args, clock)
         drawn = len(rng.draws)

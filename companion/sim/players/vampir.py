@@ -23,7 +23,7 @@ from companion.fairness.rng import Draw
 from companion.games.base import HOST, SYSTEM, TABLE, Command, Event, SeatInfo, Viewer, seat
 from companion.games.vampir import VAMPIR as GAME
 from companion.games.vampir.options import COLOURS, JOKERS, LOCATIONS, ONE_HEAD, TWO_HEAD, normalize_options
-from companion.games.vampir.state import CARDS, VampirState
+from companion.games.vampir.state import CARDS, COLOUR_OF, VampirState, colour_counts
 from companion.sim.players.garlic import Turn, told
 from companion.sim.players.nuit import seats_for
 
@@ -59,7 +59,8 @@ def named_cards(state: VampirState, owner: int, names: Any) -> list[int] | None:
     """The distinct cards of the owner's hand these names give, by this round's tokens; None if any isn't one."""
     if not isinstance(names, list):
         return None
-    by_name = {token(state, c): c for c in state.player(owner).hand}
+    round_number = state.round
+    by_name = {CARDS[c].token(round_number): c for c in state.player(owner).hand}
     cards = [by_name.get(n) if isinstance(n, str) else None for n in names]
     if any(c is None for c in cards) or len(set(cards)) != len(cards):
         return None
@@ -155,12 +156,7 @@ def _hunt_from(rnd: random.Random, own: list[int], jokers: list[int], at_least: 
             return chosen
 
 
-def _colours(cards: Sequence[int]) -> Counter[str | None]:
-    """How many of these cards each colour has (None counts the jokers)."""
-    return Counter(CARDS[c].colour for c in cards)
-
-
-def _hunt_colours(counts: Counter[str | None]) -> list[str]:
+def _hunt_colours(counts: Mapping[str | None, int]) -> list[str]:
     """The colours a hand with these colour counts could hunt in."""
     jokers = counts.get(None, 0)
     return [colour for colour in COLOURS if (n := counts.get(colour, 0)) and n + jokers >= 3]
@@ -179,21 +175,22 @@ def turn_move(state: VampirState, rnd: random.Random) -> Command:
     me = state.current
     assert me is not None
     player = state.player(me)
-    jokers = [c for c in player.hand if CARDS[c].joker]
+    jokers = [c for c in player.hand if COLOUR_OF[c] is None]
     held = {h.colour for h in player.hunts}
-    counts = _colours(player.hand)
+    counts = colour_counts(player.hand)
     hunts = [colour for colour in _hunt_colours(counts) if colour not in held or rnd.random() < 0.3]
     if state.stage == "choose":
         # A pile of jokers alone is taken with at least one card of its colour from hand (ambiguity 5).
-        takes = [colour for colour in COLOURS if state.piles[colour]
-                 and len(state.piles[colour]) + counts.get(colour, 0) + len(jokers) >= 3
-                 and (colour in counts or any(CARDS[c].colour == colour for c in state.piles[colour]))
+        piles = state.piles
+        takes = [colour for colour in COLOURS if (pile := piles[colour])
+                 and len(pile) + counts.get(colour, 0) + len(jokers) >= 3
+                 and (colour in counts or colour in map(COLOUR_OF.__getitem__, pile))
                  and (colour not in held or rnd.random() < 0.3)]
-        of_jokers = [colour for colour in takes if all(CARDS[c].joker for c in state.piles[colour])]
+        of_jokers = [colour for colour in takes if not any(map(COLOUR_OF.__getitem__, piles[colour]))]
         chosen = of_jokers if of_jokers and rnd.random() < 0.8 else takes if takes and rnd.random() < 0.4 else []
         if chosen:
             colour = rnd.choice(chosen)
-            own = [c for c in player.hand if CARDS[c].colour == colour]
+            own = [c for c in player.hand if COLOUR_OF[c] == colour]
             coloured = colour in of_jokers
             cards = _hunt_from(rnd, own, jokers, 3 - len(state.piles[colour]), coloured)
             return Command("take", _with_replace(state, rnd, colour, {"location": colour,
