@@ -124,18 +124,23 @@ class TableViews:
             game["undo"] = {"allowed": undo[0], "reason": undo[1]}
         if run.undone is not None:
             game["undone"] = run.undone.to_json()
-        game["actions"] = self._shared(("#actions", offers), lambda: [
-            self._action(run, viewer, c) for c in run.definition.actions(run.state, viewer)])
+        game["actions"] = self._shared(("#actions", offers), lambda: self._actions(run, viewer))
         return game
 
-    def _action(self, run: GameRun, viewer: Viewer, command: Command) -> dict[str, Any]:
-        """One command this viewer might send now, and why not when it is not allowed."""
+    def _actions(self, run: GameRun, viewer: Viewer) -> list[dict[str, Any]]:
+        """The commands this viewer might send now, each allowed or refused with its reason."""
+        commands = run.definition.actions(run.state, viewer)
+        rejections: list[Rejection | None]
         if run.ended:
-            rejection: Rejection | None = Rejection("game_over")
+            rejections = [Rejection("game_over")] * len(commands)
         elif self.table.state.paused:
-            rejection = Rejection("paused")
+            rejections = [Rejection("paused")] * len(commands)
         else:
-            rejection = run.definition.validate(run.state, viewer, command)
+            rejections = run.definition.validate_each(run.state, viewer, commands)
+        return [self._action(command, rejection) for command, rejection in zip(commands, rejections, strict=True)]
+
+    @staticmethod
+    def _action(command: Command, rejection: Rejection | None) -> dict[str, Any]:
         return {
             "name": command.name,
             "args": dict(command.args),
