@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 S = TypeVar("S")
 
@@ -67,3 +67,29 @@ def with_changes(state: S, changes: Mapping[str, Any]) -> S:
     new: S = object.__new__(cls)
     object.__setattr__(new, "__dict__", values)  # a frozen class refuses a plain assignment
     return new
+
+
+Data = Mapping[str, Any]
+"""An event's data."""
+Changes = dict[str, Any]
+"""The fields an event changes, with their new values."""
+
+
+class Stepped(Protocol):
+    @property
+    def step(self) -> int: ...
+
+
+T = TypeVar("T", bound=Stepped)
+
+
+def evolve_by(state: T, event_type: str, data: Data, handlers: Mapping[str, Callable[[T, Data], Changes]],
+              game: str) -> T:
+    """The state after one more event, in one copy: the event's handler says which fields it
+    changes, and the state's `step` counts the event."""
+    handler = handlers.get(event_type)
+    if handler is None:
+        raise ValueError(f"{game} has no event {event_type!r}")
+    changes = handler(state, data)
+    changes["step"] = state.step + 1
+    return with_changes(state, changes)

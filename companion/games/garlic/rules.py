@@ -16,7 +16,7 @@ from companion.fairness.rng import RandomSource, shuffled
 from companion.games.base import Command, Deadline, Event, Rejection, SeatInfo
 from companion.games.garlic.state import RECENT, Cleared, Dice, GarlicState, Penalty, Player, Slot, build_deck
 from companion.games.reactions import ROUND_ARMED, ROUND_LATE_PRESS, ROUND_SETTLED, with_round
-from companion.games.states import with_changes
+from companion.games.states import Changes, Data, evolve_by
 
 TURN_PHASES = ("claim", "bat", "moon", "moon_look")
 """Phases where the first slapper must act before a timeout."""
@@ -180,18 +180,7 @@ def _happened(state: GarlicState, kind: str, data: Mapping[str, Any]) -> tuple[M
 
 
 def evolve(state: GarlicState, event: Event) -> GarlicState:
-    """The state after one more event: what the event changes, and every event counts a step,
-    made in one copy."""
-    on = _ON.get(event.type)
-    if on is None:
-        raise ValueError(f"the garlic game has no event {event.type!r}")
-    changes = on(state, event.data)
-    changes["step"] = state.step + 1
-    return with_changes(state, changes)
-
-
-Data = Mapping[str, Any]
-Changes = dict[str, Any]
+    return evolve_by(state, event.type, event.data, _ON, "the garlic game")
 
 
 def _dice_rolled(state: GarlicState, data: Data) -> Changes:

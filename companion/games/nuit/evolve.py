@@ -9,7 +9,7 @@ from typing import Any
 from companion.games.base import Event
 from companion.games.nuit.options import BRIDGES
 from companion.games.nuit.state import RECENT, NuitState, Player
-from companion.games.states import changed, with_changes
+from companion.games.states import Changes, Data, changed, evolve_by, with_changes
 
 
 def _with_player(state: NuitState, seat: int, **changes: Any) -> tuple[Player, ...]:
@@ -29,19 +29,7 @@ def _happened(state: NuitState, kind: str, data: Mapping[str, Any], *keys: str) 
 
 
 def evolve(state: NuitState, event: Event) -> NuitState:
-    """One copy of the state per event: the event's handler says which fields it changes, and the
-    step counts the event."""
-    handler = _HANDLERS.get(event.type)
-    if handler is None:
-        raise ValueError(f"la nuit des vampires has no event {event.type!r}")
-    changes = handler(state, event.data)
-    changes["step"] = state.step + 1
-    return with_changes(state, changes)
-
-
-Changes = dict[str, Any]
-"""The fields an event changes, with their new values."""
-Data = Mapping[str, Any]
+    return evolve_by(state, event.type, event.data, _HANDLERS, "la nuit des vampires")
 
 
 # -- the start roll (N-S7) ---------------------------------------------------------------------------
