@@ -96,19 +96,14 @@ class TableViews:
         if run is None:
             return None
         definition = run.definition
-        undo = self._undo(run, viewer)
+        undoes = viewer.kind in ("host", "seat")
+        refusal = run.undo_refusal(viewer, self.table.undo_policy) if undoes else None
         offers = definition.offers_alike(run.state, viewer)
         sees = definition.sees_alike(run.state, viewer)
-        return self._shared(("#game", sees, offers, undo), lambda: self._game_part(run, viewer, undo, offers, sees))
+        return self._shared(("#game", sees, offers, undoes, refusal),
+                            lambda: self._game_part(run, viewer, undoes, refusal, offers, sees))
 
-    def _undo(self, run: GameRun, viewer: Viewer) -> tuple[bool, str | None] | None:
-        """Whether this viewer may undo now and why not (host and seats only)."""
-        if viewer.kind not in ("host", "seat"):
-            return None
-        refusal = run.undo_refusal(viewer, self.table.undo_policy)
-        return refusal is None, refusal
-
-    def _game_part(self, run: GameRun, viewer: Viewer, undo: tuple[bool, str | None] | None, offers: Hashable,
+    def _game_part(self, run: GameRun, viewer: Viewer, undoes: bool, refusal: str | None, offers: Hashable,
                    sees: Hashable) -> dict[str, Any]:
         game: dict[str, Any] = {
             "id": run.game_id,
@@ -120,8 +115,9 @@ class TableViews:
             "entropy": self._shared("#entropy", lambda: contributions.public_view(run.entropy)),
             "fairness": self._shared("#fairness", run.fairness_view),
         }
-        if undo is not None:
-            game["undo"] = {"allowed": undo[0], "reason": undo[1]}
+        if undoes:
+            # Why this viewer may not undo now (None: it may), for the host and the seats only.
+            game["undo"] = {"allowed": refusal is None, "reason": refusal}
         if run.undone is not None:
             game["undone"] = run.undone.to_json()
         game["actions"] = self._shared(("#actions", offers), lambda: self._actions(run, viewer))
