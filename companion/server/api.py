@@ -106,7 +106,7 @@ def stream() -> Response:
     a `now` event, the server's time on the host timeline in µs: a view's deadlines are on that
     timeline, and a page counts down to them against its own clock's offset to the server's.
 
-    What the stream says is live.py's; the server's event loop sends it (asgi.py takes the session
+    What the stream says is live.py's; the server's event loop sends it (http1.py takes the session
     from the environ), and any other WSGI server gets a generator that waits in its thread.
     """
     viewer = viewer_for(request.args.get("as"))

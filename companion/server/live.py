@@ -5,8 +5,8 @@ to the next, a heartbeat when the table is quiet, the pings that map a page's cl
 when its seat moved to another phone. It never waits and never writes: a driver calls `step()`
 when the table changed or the step's wait ran out, and hands the bytes to the connection.
 
-Two drivers exist. The server's event loop drives every open stream at once (asgi.py): a change
-wakes the streams, each view is built once and each message encoded once (views.py and patch.py
+Two drivers exist. The server's event loop drives every open stream at once (http1.py): a change
+pushes the streams, each view is built once and each message encoded once (views.py and patch.py
 share them by identity), and the loop writes the bytes. `blocking_events` drives one session from
 a thread, for any plain WSGI server and for Flask's test client.
 """
@@ -34,7 +34,7 @@ REVOKED = b"event: revoked\ndata: {}\n\n"
 
 LIVE_SESSION = "companion.live_session"
 """The WSGI environ key under which the stream route leaves its session for a server that drives
-sessions itself (asgi.py); a server that does not know it iterates the response as usual."""
+sessions itself (http1.py); a server that does not know it iterates the response as usual."""
 
 
 @dataclass(frozen=True)

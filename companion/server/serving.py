@@ -1,6 +1,5 @@
-"""Runs the app on one port under uvicorn: an asyncio HTTP server in pure Python (h11; no
-compiler on the Pi), whose event loop keeps the live streams while Flask answers in threads
-(asgi.py says how the two share the work).
+"""Runs the app on one port: an HTTP/1.1 server on one asyncio event loop (http1.py), which keeps
+the live streams while Flask answers in threads.
 
 The listening sockets are opened here, before the server starts, so a port already in use is
 a clear error before anything is written to the log.
@@ -9,80 +8,91 @@ a clear error before anything is written to the log.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import errno
-import logging
 import signal
 import socket
 import threading
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from types import FrameType
 from typing import Any
 
-import uvicorn
-
 from companion.errors import CompanionError
-from companion.server.asgi import CompanionASGI, LiveStreams
+from companion.server.http1 import LiveStreams, Server
 
 ANSWERING_THREADS = 6
 """Threads answering requests other than long polls: Python runs one at a time, and a few keep a
-slow one (a store on an SD card) from holding up the others."""
+slow one (a store on an SD card) from holding up the others. Each thread that allocates keeps its
+own caches of freed memory, which grow, a size class at a time, over an evening: they stay few."""
 
 KEEP_ALIVE_S = 60
 """How long an idle keep-alive connection stays open (a phone's next tap reuses it)."""
+
+GRACE_S = 5.0
+"""How long a stop waits for the answers on their way before it closes their connections."""
 
 
 class PortInUse(CompanionError):
     pass
 
 
-class TableServer(uvicorn.Server):
-    """uvicorn's server, stopped by Ctrl-C or SIGTERM through the table: `on_stop` ends the streams
-    and long polls first, so the server's graceful shutdown has no open response to wait for.
+class TableServer:
+    """The server, stopped by Ctrl-C or SIGTERM: `on_stop` ends the streams and long polls first,
+    then the answers on their way are written (for up to GRACE_S) and the connections close. A
+    second Ctrl-C stops without waiting."""
 
-    uvicorn's own signal handling would raise the signal again once stopped, which for SIGTERM
-    kills the process before the service has closed its log; this one returns instead.
-    """
-
-    def __init__(self, config: uvicorn.Config, sockets: list[socket.socket], streams: LiveStreams,
-                 executors: tuple[ThreadPoolExecutor, ...], on_stop: Callable[[], None] = lambda: None) -> None:
-        super().__init__(config)
+    def __init__(self, server: Server, sockets: list[socket.socket], executors: tuple[ThreadPoolExecutor, ...],
+                 on_stop: Callable[[], None] = lambda: None) -> None:
+        self.server = server
         self.sockets = sockets
-        self.streams = streams
+        self.streams = server.streams
         self.executors = executors
         self.on_stop = on_stop
+        self.should_exit = False
+        self.force_exit = False
         self._loop: asyncio.AbstractEventLoop | None = None
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Generator[None, None, None]:
-        if threading.current_thread() is not threading.main_thread():
-            yield
-            return
-        previous = {sig: signal.signal(sig, self.stop) for sig in (signal.SIGINT, signal.SIGTERM)}
-        try:
-            yield
-        finally:
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
+        self._stopped: asyncio.Event | None = None
 
     def stop(self, signum: int = signal.SIGTERM, frame: FrameType | None = None) -> None:
-        """Stop serving (any thread, or a signal handler): a second Ctrl-C stops without waiting."""
+        """Stop serving (any thread, or a signal handler)."""
         if self.should_exit and signum == signal.SIGINT:
             self.force_exit = True
         self.should_exit = True
         loop = self._loop
         if loop is not None and not loop.is_closed():
-            loop.call_soon_threadsafe(self.on_stop)
-        else:
-            self.on_stop()
+            try:
+                loop.call_soon_threadsafe(self._stop_on_loop)
+                return
+            except RuntimeError:
+                pass  # the loop closed meanwhile
+        self.on_stop()
+
+    def _stop_on_loop(self) -> None:
+        self.on_stop()
+        if self._stopped is not None:
+            self._stopped.set()
 
     async def run_table(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        self.streams.bind(self._loop)
+        loop = asyncio.get_running_loop()
+        self._stopped = asyncio.Event()
+        self._loop = loop
+        self.streams.bind(loop)
+        listeners = [await loop.create_server(self.server.connection, sock=sock, backlog=1024)
+                     for sock in self.sockets]
         try:
-            await self.serve(sockets=self.sockets)
+            if self.should_exit:
+                self._stop_on_loop()
+            await self._stopped.wait()
         finally:
+            for listener in listeners:
+                listener.close()
+            self.server.stopping = True
+            self.server.close_idle()
+            deadline = loop.time() + GRACE_S
+            while not self.server.idle() and not self.force_exit and loop.time() < deadline:
+                await asyncio.sleep(0.02)
+            for connection in list(self.server.connections):
+                connection.close()
             for executor in self.executors:
                 executor.shutdown(wait=False, cancel_futures=True)
 
@@ -122,23 +132,22 @@ def make_server(app: Any, host: str, port: int, threads: int) -> TableServer:
     streams = LiveStreams(app.extensions["companion"].table.broadcaster)
     executor = ThreadPoolExecutor(max_workers=min(threads, ANSWERING_THREADS), thread_name_prefix="http")
     waiting = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="poll")
-    asgi = CompanionASGI(app, streams, executor, app.config["MAX_CONTENT_LENGTH"], waiting)
-    config = uvicorn.Config(
-        asgi, lifespan="off", ws="none", http="h11", interface="asgi3", log_config=None, access_log=False,
-        proxy_headers=False, server_header=False, headers=[("server", "table-companion")],
-        timeout_keep_alive=KEEP_ALIVE_S, limit_concurrency=max(256, threads * 4), timeout_graceful_shutdown=5,
-    )
-    # uvicorn's start and stop lines would repeat what `serve` prints; its errors still show.
-    logging.getLogger("uvicorn").setLevel(logging.WARNING)
-    return TableServer(config, listen(host, port), streams, (executor, waiting))
+    server = Server(app, streams, executor, app.config["MAX_CONTENT_LENGTH"], waiting,
+                    keep_alive_s=KEEP_ALIVE_S, limit=max(256, threads * 4))
+    return TableServer(server, listen(host, port), (executor, waiting))
 
 
 def serve_forever(server: TableServer, on_stop: Callable[[], None] = lambda: None) -> None:
     """Serve until Ctrl-C or SIGTERM. `on_stop` runs first, to end the streams and release the
     threads that wait on long polls."""
     server.on_stop = on_stop
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        previous = {sig: signal.signal(sig, server.stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         asyncio.run(server.run_table())
     finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
         for sock in server.sockets:
             sock.close()

@@ -1,0 +1,426 @@
+"""The one port's HTTP/1.1 connections, on one event loop: Flask answers pages and the API in
+worker threads, the loop itself keeps every live stream.
+
+h11 reads and frames the protocol; each connection is an asyncio protocol that hands a complete
+request to Flask through the WSGI bridge (wsgi.py), in a thread pool, and writes its answer. A
+stream route leaves its session in the environ instead (live.py): the connection then keeps it.
+
+A change pushes every open stream in one pass of the loop: each steps its session, where views
+are built once per viewer and messages encoded once (views.py, patch.py), and its bytes go to its
+socket at once, framed here. No thread and no task waits per screen, and a slow phone only delays
+itself: while its socket is full its stream waits, then sends one patch from what it last sent to
+what is current.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import logging
+import time
+from collections.abc import Callable
+from concurrent.futures import Executor, Future
+from http import HTTPStatus
+from typing import Any
+
+import h11
+
+from companion.server.live import LIVE_SESSION, StreamSession
+from companion.server.wsgi import Answer, Request, call_wsgi, may_wait, wsgi_environ
+from companion.table.broadcast import Broadcaster
+
+log = logging.getLogger(__name__)
+
+MAX_HEAD_BYTES = 16 * 1024
+"""A request line and headers longer than this are refused (431): a phone's are well under 2 KiB."""
+
+SERVER_NAME = b"table-companion"
+TEXT = [(b"content-type", b"text/plain; charset=utf-8")]
+
+
+class LiveStreams:
+    """The streams open on the loop. A change in any thread pushes them all, with one call into
+    the loop however many changes come before it runs."""
+
+    def __init__(self, broadcaster: Broadcaster) -> None:
+        self._pushes: set[Callable[[], None]] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._pending = False
+        broadcaster.listen(self._changed)
+
+    def bind(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+
+    def __len__(self) -> int:
+        return len(self._pushes)
+
+    def add(self, push: Callable[[], None]) -> None:
+        self._pushes.add(push)
+
+    def discard(self, push: Callable[[], None]) -> None:
+        self._pushes.discard(push)
+
+    def _changed(self) -> None:
+        loop = self._loop
+        if loop is None or self._pending:
+            return
+        self._pending = True
+        try:
+            loop.call_soon_threadsafe(self._push_all)
+        except RuntimeError:
+            self._pending = False  # the loop has closed: nothing is streaming any more
+
+    def _push_all(self) -> None:
+        self._pending = False
+        for push in list(self._pushes):
+            push()
+
+
+class Server:
+    """What every connection shares: the app, the streams, the thread pools and the limits."""
+
+    def __init__(self, app: Any, streams: LiveStreams, executor: Executor, max_body: int,
+                 waiting: Executor | None = None, keep_alive_s: float = 60.0, limit: int = 256) -> None:
+        self.app = app
+        self.streams = streams
+        self.executor = executor
+        self.waiting = waiting or executor
+        """Long polls wait here, so a page that waits never delays a tap."""
+        self.max_body = max_body
+        self.keep_alive_s = keep_alive_s
+        self.limit = limit
+        """Requests in progress (streams included) beyond which a new one is refused with 503."""
+        self.connections: set[Connection] = set()
+        self.busy = 0
+        self.stopping = False
+        self._date = (0, b"")
+
+    def date(self) -> bytes:
+        second = int(time.time())
+        if self._date[0] != second:
+            self._date = (second, email.utils.formatdate(second, usegmt=True).encode("ascii"))
+        return self._date[1]
+
+    def connection(self) -> Connection:
+        return Connection(self)
+
+    def idle(self) -> bool:
+        return self.busy == 0
+
+    def close_idle(self) -> None:
+        for connection in list(self.connections):
+            if not connection.busy:
+                connection.close()
+
+
+class Connection(asyncio.Protocol):
+    """One client's connection: its requests one after the other (pipelined ones wait their turn),
+    then, if it asked for one, its stream."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.h11 = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_HEAD_BYTES)
+        self.transport: asyncio.Transport | None = None
+        self.client: tuple[str, int] = ("", 0)
+        self.local: tuple[str, int] = ("localhost", 80)
+        self.busy = False
+        """A request is with Flask, or this connection streams: what arrives meanwhile waits."""
+        self.closed = False
+        self.writing_paused = False
+        self.stream: Stream | None = None
+        self._request: Request | None = None
+        self._parts: list[bytes] = []
+        self._size = 0
+        self._declared: int | None = None
+        self._too_large = False
+        self._unread = 0
+        self._counted = False
+        self._idle: asyncio.TimerHandle | None = None
+
+    # -- asyncio's calls ---------------------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        peer = transport.get_extra_info("peername")
+        local = transport.get_extra_info("sockname")
+        if isinstance(peer, tuple):
+            self.client = (str(peer[0]), int(peer[1]))
+        if isinstance(local, tuple):
+            self.local = (str(local[0]), int(local[1]))
+        self.server.connections.add(self)
+        self._wait_idle()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        self.server.connections.discard(self)
+        if self._idle is not None:
+            self._idle.cancel()
+        if self.stream is not None:
+            self.stream.end(gone=True)
+        if self.busy:
+            self._release()
+
+    def data_received(self, data: bytes) -> None:
+        if self.busy:
+            # Kept for after this request (pipelining); a client that keeps sending is not read.
+            self._unread += len(data)
+            if self._unread > MAX_HEAD_BYTES + self.server.max_body and self.transport is not None:
+                self.transport.pause_reading()
+        self.h11.receive_data(data)
+        self._read()
+
+    def eof_received(self) -> bool:
+        self.h11.receive_data(b"")
+        self._read()
+        # An answer on its way is still written (the client only stopped sending); a page that
+        # closes its stream has left.
+        return self.busy and self.stream is None
+
+    def pause_writing(self) -> None:
+        self.writing_paused = True
+
+    def resume_writing(self) -> None:
+        self.writing_paused = False
+        if self.stream is not None:
+            self.stream.push()
+
+    def close(self) -> None:
+        if self.transport is not None and not self.closed:
+            self.transport.close()
+
+    # -- requests ------------------------------------------------------------------------------
+
+    def _read(self) -> None:
+        while not self.busy and not self.closed:
+            try:
+                event = self.h11.next_event()
+            except h11.RemoteProtocolError as err:
+                self._refuse(err.error_status_hint, str(err))
+                return
+            if event is h11.NEED_DATA or event is h11.PAUSED:
+                return
+            if isinstance(event, h11.Request):
+                self._begin(event)
+            elif isinstance(event, h11.Data):
+                self._take(event.data)
+            elif isinstance(event, h11.EndOfMessage):
+                self._dispatch()
+            elif isinstance(event, h11.ConnectionClosed):
+                self.close()
+                return
+
+    def _begin(self, event: h11.Request) -> None:
+        if self._idle is not None:
+            self._idle.cancel()
+            self._idle = None
+        self._request = Request(
+            method=event.method.decode("ascii"), target=event.target.decode("latin-1"),
+            http_version=event.http_version.decode("ascii"), headers=list(event.headers),
+            client=self.client, server=self.local,
+        )
+        self._parts, self._size, self._too_large = [], 0, False
+        self._declared = None
+        for name, value in event.headers:
+            if name == b"content-length":
+                self._declared = int(value)  # h11 has checked it is one number
+        if self._declared is not None and self._declared > self.server.max_body:
+            # Not read: Flask refuses it by its declared length (413), and the connection closes.
+            self._too_large = True
+            self._dispatch()
+        elif self.h11.they_are_waiting_for_100_continue:
+            self._write(self.h11.send(h11.InformationalResponse(status_code=100, headers=[])))
+
+    def _take(self, data: bytes) -> None:
+        self._parts.append(data)
+        self._size += len(data)
+        if self._size > self.server.max_body:
+            self._declared, self._too_large = self._size, True
+            self._dispatch()
+
+    def _dispatch(self) -> None:
+        request = self._request
+        assert request is not None
+        self.busy = True
+        server = self.server
+        if server.busy >= server.limit or server.stopping:
+            self._respond(Answer(503, b"Service Unavailable", TEXT,
+                                 b"The table is too busy or stopping; try again.\n"))
+            return
+        server.busy += 1
+        self._counted = True
+        body = b"" if self._too_large else b"".join(self._parts)
+        self._parts = []
+        environ = wsgi_environ(request, body, self._declared if self._too_large else None)
+        loop = asyncio.get_running_loop()
+        pool = server.waiting if may_wait(request) else server.executor
+        answered = asyncio.wrap_future(pool.submit(call_wsgi, server.app, environ), loop=loop)
+        answered.add_done_callback(lambda future: self._answered(environ, future))
+
+    def _answered(self, environ: dict[str, Any], future: asyncio.Future[Answer] | Future[Answer]) -> None:
+        session = environ.get(LIVE_SESSION)
+        if self.closed:
+            return  # the client left while Flask answered
+        try:
+            answer = future.result()
+        except Exception:
+            log.exception("%s %s failed", environ.get("REQUEST_METHOD"), environ.get("PATH_INFO"))
+            answer = Answer(500, b"Internal Server Error", TEXT,
+                            b"Something went wrong; nothing was changed by this request.\n")
+        request = self._request
+        assert request is not None
+        if isinstance(session, StreamSession) and answer.status == 200 and request.method == "GET":
+            self.stream = Stream(self, session)
+            self.stream.start(answer)
+            return
+        self._respond(answer)
+
+    def _respond(self, answer: Answer, close: bool = False) -> None:
+        request = self._request
+        bodiless = (request is not None and request.method == "HEAD") or answer.status in (204, 304)
+        headers = self._headers(answer)
+        if not bodiless and not any(name.lower() == b"content-length" for name, _ in answer.headers):
+            headers.append((b"content-length", b"%d" % len(answer.body)))
+        if close or self._too_large or self.server.stopping:
+            headers.append((b"connection", b"close"))
+        try:
+            data = self.h11.send(h11.Response(status_code=answer.status, headers=headers, reason=answer.reason))
+            if answer.body and not bodiless:
+                data += self.h11.send(h11.Data(data=answer.body))
+            data += self.h11.send(h11.EndOfMessage())
+        except h11.LocalProtocolError as err:
+            log.error("could not answer %s: %s", "a request" if request is None else request.path, err)
+            self.h11.send_failed()
+            self.close()
+            return
+        self._write(data)
+        self._next()
+
+    def _headers(self, answer: Answer) -> list[tuple[bytes, bytes]]:
+        return [(b"date", self.server.date()), (b"server", SERVER_NAME), *answer.headers]
+
+    def _next(self) -> None:
+        """The answer is written: the next request on this connection, or the connection closes."""
+        self._release()
+        if (self.h11.our_state is not h11.DONE or self.h11.their_state is not h11.DONE
+                or self.server.stopping):
+            self.close()
+            return
+        self.h11.start_next_cycle()
+        self._request = None
+        if self._unread and self.transport is not None:
+            self._unread = 0
+            self.transport.resume_reading()
+        self._wait_idle()
+        # A request sent before this answer (pipelining) is read next, on the loop's next turn.
+        asyncio.get_running_loop().call_soon(self._read)
+
+    def _release(self) -> None:
+        self.busy = False
+        self.stream = None
+        if self._counted:
+            self._counted = False
+            self.server.busy -= 1
+
+    def _wait_idle(self) -> None:
+        """An idle connection (a phone's next tap reuses it) closes after a while; so does one
+        that is slow to send its request."""
+        if self._idle is not None:
+            self._idle.cancel()
+        loop = asyncio.get_running_loop()
+        self._idle = loop.call_later(self.server.keep_alive_s, self._idle_out)
+
+    def _idle_out(self) -> None:
+        self._idle = None
+        if not self.busy:
+            self.close()
+
+    def _refuse(self, status: int, why: str) -> None:
+        """A request h11 could not read: one clear answer, logged, and the connection closes."""
+        log.warning("refused a malformed request from %s: %s", self.client[0], why)
+        if self.h11.our_state in (h11.IDLE, h11.SEND_RESPONSE):
+            self._request = None
+            reason = HTTPStatus(status).phrase.encode("ascii")
+            self._respond(Answer(status, reason, TEXT, f"Bad request: {why}\n".encode()), close=True)
+        else:
+            self.close()
+
+    def _write(self, data: bytes) -> None:
+        if self.transport is not None and not self.closed and not self.transport.is_closing():
+            self.transport.write(data)
+
+
+class Stream:
+    """One screen's live stream on its connection, pushed when the table changes or its wait runs
+    out."""
+
+    def __init__(self, connection: Connection, session: StreamSession) -> None:
+        self.connection = connection
+        self.session = session
+        self.ended = False
+        self.owed = False
+        """A push came while the socket was full: the stream steps once it drains."""
+        request = connection._request
+        assert request is not None
+        # HTTP/1.1 frames each message as a chunk; an HTTP/1.0 client reads until the close.
+        self.chunked = request.http_version == "1.1"
+        self._timer: asyncio.TimerHandle | None = None
+
+    def start(self, answer: Answer) -> None:
+        connection = self.connection
+        headers = connection._headers(answer)
+        if self.chunked:
+            headers.append((b"transfer-encoding", b"chunked"))
+        connection._write(connection.h11.send(h11.Response(status_code=200, headers=headers, reason=answer.reason))
+                          + self._framed(self.session.open()))
+        connection.server.streams.add(self.push)
+        self.push()
+
+    def _framed(self, message: bytes) -> bytes:
+        return b"%x\r\n%s\r\n" % (len(message), message) if self.chunked else message
+
+    def push(self) -> None:
+        if self.ended:
+            return
+        connection = self.connection
+        if connection.writing_paused:
+            self.owed = True
+            return
+        self.owed = False
+        try:
+            step = self.session.step()
+        except Exception:
+            # One screen's failure must not stop the others' pushes: this stream ends, and the page
+            # reconnects and starts again from a whole view.
+            log.exception("the stream of %s failed; closing it", self.session.viewer)
+            self.end(gone=True)
+            connection.close()
+            return
+        if step.message:
+            connection._write(self._framed(step.message))
+        if step.done:
+            self.end()
+            return
+        # One timer per stream, kept while it rings no later than needed: a push too early only
+        # steps once more, and a busy table then costs no timer per change.
+        loop = asyncio.get_running_loop()
+        due = loop.time() + step.wait_s
+        timer = self._timer
+        if timer is None or timer.cancelled() or timer.when() > due or timer.when() <= loop.time():
+            if timer is not None:
+                timer.cancel()
+            self._timer = loop.call_at(due, self.push)
+
+    def end(self, gone: bool = False) -> None:
+        """The stream is over: the page left (`gone`), its seat moved, or the service stops."""
+        if self.ended:
+            return
+        self.ended = True
+        connection = self.connection
+        connection.server.streams.discard(self.push)
+        if self._timer is not None:
+            self._timer.cancel()
+        self.session.close()
+        if not gone:
+            connection._write(connection.h11.send(h11.EndOfMessage()))
+            connection._next()

@@ -1,0 +1,257 @@
+"""The one port's HTTP/1.1 server (companion/server/http1.py): Flask through the WSGI bridge, and
+every live stream kept by the event loop. Served here on a loopback port, and spoken to over
+sockets as browsers and phones speak to it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import socket
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import h11
+import pytest
+
+from companion.games.base import Command, Viewer
+from companion.server.http1 import LiveStreams, Server
+from companion.server.identity import SEAT_COOKIE
+from companion.server.serving import TableServer, listen
+from companion.server.wsgi import Request, wsgi_environ
+from companion.sim.streams import Reader
+from tests.support.web import Web, cookie
+
+TIMEOUT_S = 5.0
+
+
+@dataclass
+class Served:
+    port: int
+    server: TableServer
+
+
+def serve(web: Web, answering: int = 4, keep_alive_s: float = 60.0) -> tuple[Served, threading.Thread]:
+    executor = ThreadPoolExecutor(max_workers=answering, thread_name_prefix="test-http")
+    waiting = ThreadPoolExecutor(max_workers=8, thread_name_prefix="test-poll")
+    server = Server(web.app, LiveStreams(web.service.table.broadcaster), executor, 64 * 1024, waiting,
+                    keep_alive_s=keep_alive_s)
+    table_server = TableServer(server, listen("127.0.0.1", 0), (executor, waiting),
+                               on_stop=web.service.table.broadcaster.close)
+    thread = threading.Thread(target=asyncio.run, args=(table_server.run_table(),), daemon=True)
+    thread.start()
+    return Served(table_server.sockets[0].getsockname()[1], table_server), thread
+
+
+@pytest.fixture
+def served(web: Web) -> Iterator[Served]:
+    running, thread = serve(web)
+    yield running
+    running.server.stop()
+    thread.join(TIMEOUT_S)
+    assert not thread.is_alive(), "the server stops when asked"
+    for sock in running.server.sockets:
+        sock.close()
+
+
+def connect(port: int, source: str = "127.0.0.7") -> socket.socket:
+    sock = socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT_S, source_address=(source, 0))
+    return sock
+
+
+def answers(sock: socket.socket, count: int = 1) -> list[tuple[h11.Response, bytes]]:
+    """The next `count` whole answers on a connection, read one after the other as a client that
+    sent its requests at once reads them."""
+    found: list[tuple[h11.Response, bytes]] = []
+    rest = b""
+    while len(found) < count:
+        client = h11.Connection(h11.CLIENT)
+        # The request went out as raw bytes; h11 only needs to know one was sent.
+        client.send(h11.Request(method="GET", target="/", headers=[("Host", "127.0.0.1")]))
+        client.send(h11.EndOfMessage())
+        if rest:
+            client.receive_data(rest)  # (no bytes would mean the end of the connection to h11)
+        response, body = None, b""
+        while True:
+            event = client.next_event()
+            if event is h11.NEED_DATA:
+                client.receive_data(sock.recv(65536))  # b"" at the end of the connection
+            elif isinstance(event, h11.Response):
+                response = event
+            elif isinstance(event, h11.Data):
+                body += event.data
+            elif isinstance(event, h11.EndOfMessage):
+                break
+            else:
+                raise AssertionError(f"the connection ended before answer {len(found) + 1}: {event}")
+        assert response is not None
+        found.append((response, body))
+        rest = client.trailing_data[0]
+    return found
+
+
+def get(path: str, extra: str = "") -> bytes:
+    return f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{extra}\r\n".encode()
+
+
+def headers_of(response: h11.Response) -> dict[str, str]:
+    return {name.decode(): value.decode() for name, value in response.headers}
+
+
+def test_a_request_in_absolute_form_reaches_its_route(served: Served) -> None:
+    """A phone behind an HTTP proxy asks for "http://host:port/path" (servers must accept it)."""
+    with connect(served.port) as sock:
+        sock.sendall(get("http://192.168.1.20:8080/api/status"))
+        [(response, body)] = answers(sock)
+    assert response.status_code == 200
+    assert "position" in json.loads(body)
+
+
+def test_a_connection_carries_one_request_after_another_in_order(served: Served) -> None:
+    """A phone's taps reuse its connection; requests sent at once are answered in their order."""
+    with connect(served.port) as sock:
+        sock.sendall(get("/api/status"))
+        [(first, _)] = answers(sock)
+        sock.sendall(get("/api/status") + get("/nowhere") + get("/api/status"))
+        statuses = [response.status_code for response, _ in answers(sock, 3)]
+    assert first.status_code == 200
+    assert statuses == [200, 404, 200]
+    assert headers_of(first)["server"] == "table-companion" and "date" in headers_of(first)
+
+
+def test_a_body_over_the_limit_is_refused_without_being_read(served: Served, web: Web) -> None:
+    position = web.service.table.position
+    with connect(served.port) as sock:
+        sock.sendall(b"POST /api/commands HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: 10485760\r\n\r\n" + b"{" * 1000)
+        [(response, _)] = answers(sock)
+        assert response.status_code == 413
+        assert headers_of(response).get("connection", "").lower() == "close"
+        sock.settimeout(TIMEOUT_S)
+        assert sock.recv(1024) == b"", "the rest of the body is not waited for: the connection closes"
+    assert web.service.table.position == position
+
+
+def test_a_malformed_request_gets_a_clear_refusal_and_changes_nothing(served: Served, web: Web,
+                                                                      caplog: pytest.LogCaptureFixture) -> None:
+    position = web.service.table.position
+    with caplog.at_level(logging.WARNING, logger="companion.server.http1"), connect(served.port) as sock:
+        sock.sendall(b"POST /api/commands HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: two\r\n\r\n")
+        [(response, body)] = answers(sock)
+    assert response.status_code == 400
+    assert body.startswith(b"Bad request")
+    assert web.service.table.position == position
+    assert any("malformed request" in record.getMessage() for record in caplog.records)
+
+
+def test_pages_waiting_for_a_change_never_hold_up_a_request(web: Web) -> None:
+    """Long polls wait in a pool of their own: with one thread answering, three waiting pages do
+    not keep a status request waiting, and each of them hears of the change."""
+    table = web.service.table
+    web.join(1, "P1")
+    position = table.position
+    running, thread = serve(web, answering=1)
+    polls = [connect(running.port) for _ in range(3)]
+    try:
+        for poll in polls:
+            poll.sendall(get(f"/api/view?as=table&after={position}&wait=10"))
+        with connect(running.port) as sock:
+            sock.sendall(get("/api/status"))
+            [(status, _)] = answers(sock)
+        assert status.status_code == 200
+        outcome = table.handle(Viewer("seat", 1), Command("roll"))
+        for poll in polls:
+            [(response, body)] = answers(poll)
+            assert response.status_code == 200
+            assert json.loads(body)["position"] == outcome.position
+    finally:
+        for poll in polls:
+            poll.close()
+        running.server.stop()
+        thread.join(TIMEOUT_S)
+
+
+def test_a_header_written_with_underscores_does_not_pose_as_its_dashed_twin() -> None:
+    request = Request("GET", "/table", "1.1", [(b"x_forwarded_for", b"10.0.0.1"), (b"cookie", b"a=1"),
+                                               (b"cookie", b"b=2")], ("127.0.0.7", 50000), ("127.0.0.1", 8080))
+    environ = wsgi_environ(request, b"", None)
+    assert "HTTP_X_FORWARDED_FOR" not in environ
+    assert environ["HTTP_COOKIE"] == "a=1; b=2"
+    assert environ["REMOTE_ADDR"] == "127.0.0.7"
+
+
+def seat_cookie(web: Web, seat: int) -> str:
+    phone = web.join(seat, f"P{seat}")
+    return f"{SEAT_COOKIE}={cookie(phone, SEAT_COOKIE).value}"
+
+
+def test_the_loop_sends_every_screen_its_own_view_then_each_change(served: Served, web: Web) -> None:
+    table = web.service.table
+    reader = Reader()
+    streams = [reader.open(served.port, "phone1", "as=me", "127.0.0.21", seat_cookie(web, 1)),
+               reader.open(served.port, "phone2", "as=me", "127.0.0.22", seat_cookie(web, 2)),
+               reader.open(served.port, "table", "as=table", "127.0.0.31")]
+    reader.start()
+    try:
+        assert reader.wait(lambda: all(s.first_data for s in streams), TIMEOUT_S)
+        assert reader.wait(lambda: table.presence.connected(Viewer("seat", 2)), TIMEOUT_S)
+        # A command from another thread, as Flask's workers send them.
+        outcome = table.handle(Viewer("seat", 1), Command("roll"))
+        assert reader.wait(lambda: reader.all_at(outcome.position), TIMEOUT_S), "every screen has the change"
+        for stream, seat in zip(streams, (1, 2, None), strict=True):
+            assert stream.status == 200 and stream.chunked
+            first = json.loads(stream.first_data)
+            assert first.get("you", {}).get("seat") == seat, "each screen is sent its own view"
+    finally:
+        reader.close()
+    assert reader.wait(lambda: not table.presence.connected(Viewer("seat", 1)), TIMEOUT_S), \
+        "a page that left is no longer shown connected"
+
+
+def test_every_stream_ends_when_the_service_stops(web: Web) -> None:
+    running, thread = serve(web)
+    reader = Reader()
+    stream = reader.open(running.port, "phone3", "as=me", "127.0.0.23", seat_cookie(web, 3))
+    reader.start()
+    try:
+        assert reader.wait(lambda: bool(stream.first_data), TIMEOUT_S)
+        running.server.stop()
+        thread.join(TIMEOUT_S)
+        assert not thread.is_alive(), "no open stream keeps the server from stopping"
+        assert reader.wait(lambda: stream.ended, TIMEOUT_S), "the response is finished"
+    finally:
+        reader.close()
+    assert len(running.server.streams) == 0
+
+
+def test_an_http_1_0_client_gets_its_stream_until_the_connection_closes(served: Served, web: Web) -> None:
+    with connect(served.port) as sock:
+        sock.sendall(b"GET /api/stream?as=table HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+        received = b""
+        while b"event: view" not in received:
+            received += sock.recv(65536)
+    head = received.split(b"\r\n\r\n", 1)[0].lower()
+    assert head.startswith(b"http/1.1 200")
+    assert b"transfer-encoding" not in head and b"connection: close" in head
+
+
+def test_a_quiet_table_still_beats_on_every_stream_and_after_a_change(served: Served, web: Web) -> None:
+    """The heartbeat (50 ms here) tells a page its link is alive while nothing happens."""
+    table = web.service.table
+    with connect(served.port, "127.0.0.24") as sock:
+        sock.sendall(get("/api/stream?as=me", f"Cookie: {seat_cookie(web, 4)}\r\n"))
+        received = b""
+
+        def beats() -> int:
+            return received.count(b"event: alive")
+
+        while beats() < 3:
+            received += sock.recv(65536)
+        outcome = table.handle(Viewer("seat", 4), Command("roll"))
+        while f"id: {outcome.position}\nevent: patch".encode() not in received:
+            received += sock.recv(65536)
+        after = beats()
+        while beats() < after + 3:
+            received += sock.recv(65536)
