@@ -110,9 +110,11 @@ class StreamSession:
             # it at once with its clock's reading (POST /api/ping); phones.py says when. A phone's
             # buzzes and a display's shown frames are timed by it.
             phones = self._buttons.phones
-            if phones.due_in_s(self.screen) <= 0:
+            due = phones.due_in_s(self.screen)
+            if due <= 0:
                 message += b"event: ping\ndata: %d\n\n" % phones.ping(self.screen)
-            wait = min(wait, phones.due_in_s(self.screen))
+                due = phones.due_in_s(self.screen)
+            wait = min(wait, due)
         return Step(message, wait)
 
 

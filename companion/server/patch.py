@@ -112,6 +112,7 @@ class SharedEncoder:
         self._diffs: dict[tuple[int, int], tuple[Any, Any, list[Op]]] = {}
         self._texts: dict[int, tuple[Any, str]] = {}
         self._prefixes: dict[tuple[Any, int], tuple[Op, Op]] = {}
+        self._prefixed_lists: dict[tuple[Any, int], tuple[list[Op], list[Op]]] = {}
         self._scalars: dict[tuple[type, Any], list[Op]] = {}
         self._messages: dict[tuple[int, int], tuple[Any, Any, bytes | None]] = {}
 
@@ -165,9 +166,19 @@ class SharedEncoder:
         return ops
 
     def _prefixed(self, name: Any, ops: list[Op]) -> list[Op]:
-        """The operations of a part, under its key. A shared part's operations are one object
-        for every screen, and so are their prefixed copies: their text is then made once."""
-        return [self._prefixed_op(name, op) for op in ops]
+        """The operations of a part, under its key. A shared part's operations are one list for
+        every screen, and so is their prefixed copy, whose operations' text is then made once."""
+        if not ops:
+            return ops
+        key = (name, id(ops))
+        hit = self._prefixed_lists.get(key)
+        if hit is not None and hit[0] is ops:
+            return hit[1]
+        prefixed = [self._prefixed_op(name, op) for op in ops]
+        if len(self._prefixed_lists) >= self._size:
+            self._prefixed_lists.clear()
+        self._prefixed_lists[key] = (ops, prefixed)
+        return prefixed
 
     def _prefixed_op(self, name: Any, op: Op) -> Op:
         key = (name, id(op))
