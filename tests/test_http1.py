@@ -12,6 +12,7 @@ import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 import h11
 import pytest
@@ -255,3 +256,64 @@ def test_a_quiet_table_still_beats_on_every_stream_and_after_a_change(served: Se
         after = beats()
         while beats() < after + 3:
             received += sock.recv(65536)
+
+
+class FullSocket(asyncio.Transport):
+    """A phone's connection whose socket the test fills and drains: what the server wrote, and
+    the flow control asyncio would signal."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.written = bytearray()
+        self.closing = False
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        self.written += data
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return {"peername": ("127.0.0.25", 50000), "sockname": ("127.0.0.1", 8080)}.get(name, default)
+
+    def is_closing(self) -> bool:
+        return self.closing
+
+    def close(self) -> None:
+        self.closing = True
+
+    def pause_reading(self) -> None:
+        pass
+
+    def resume_reading(self) -> None:
+        pass
+
+
+def test_a_phone_whose_socket_is_full_waits_then_gets_one_patch_to_the_current_view(web: Web) -> None:
+    """A slow phone only delays itself: nothing is queued for it while its socket is full, and
+    once it drains it is sent one patch from what it last had to what is current."""
+    table = web.service.table
+
+    async def scene() -> tuple[bytes, bytes, int]:
+        with ThreadPoolExecutor(max_workers=2) as executor:
+            server = Server(web.app, LiveStreams(table.broadcaster), executor, 64 * 1024)
+            server.streams.bind(asyncio.get_running_loop())
+            connection = server.connection()
+            socket_ = FullSocket()
+            connection.connection_made(socket_)
+            connection.data_received(get("/api/stream?as=table"))
+            while b"event: view" not in socket_.written:
+                await asyncio.sleep(0.01)
+            connection.pause_writing()
+            before = bytes(socket_.written)
+            for _ in range(3):
+                moved_to = (await asyncio.to_thread(table.handle, Viewer("seat", 1), Command("roll"))).position
+            await asyncio.sleep(0.1)
+            held = bytes(socket_.written)
+            connection.resume_writing()
+            after = bytes(socket_.written)
+            connection.connection_lost(None)
+            return held[len(before):], after[len(held):], moved_to
+
+    web.join(1, "P1")
+    while_full, drained, moved_to = asyncio.run(scene())
+    assert while_full == b"", "nothing is written to a full socket"
+    assert drained.count(b"event: patch") == 1, "one patch once it drains"
+    assert f"id: {moved_to}\nevent: patch".encode() in drained, "to the view as it is now"

@@ -128,7 +128,8 @@ class Connection(asyncio.Protocol):
         self.closed = False
         self.writing_paused = False
         self.stream: Stream | None = None
-        self._request: Request | None = None
+        self.request: Request | None = None
+        """The request being answered (or streamed to)."""
         self._parts: list[bytes] = []
         self._size = 0
         self._declared: int | None = None
@@ -214,7 +215,7 @@ class Connection(asyncio.Protocol):
         if self._idle is not None:
             self._idle.cancel()
             self._idle = None
-        self._request = Request(
+        self.request = Request(
             method=event.method.decode("ascii"), target=event.target.decode("latin-1"),
             http_version=event.http_version.decode("ascii"), headers=list(event.headers),
             client=self.client, server=self.local,
@@ -229,7 +230,7 @@ class Connection(asyncio.Protocol):
             self._too_large = True
             self._dispatch()
         elif self.h11.they_are_waiting_for_100_continue:
-            self._write(self.h11.send(h11.InformationalResponse(status_code=100, headers=[])))
+            self.write(self.h11.send(h11.InformationalResponse(status_code=100, headers=[])))
 
     def _take(self, data: bytes) -> None:
         self._parts.append(data)
@@ -239,7 +240,7 @@ class Connection(asyncio.Protocol):
             self._dispatch()
 
     def _dispatch(self) -> None:
-        request = self._request
+        request = self.request
         assert request is not None
         self.busy = True
         server = self.server
@@ -267,7 +268,7 @@ class Connection(asyncio.Protocol):
             log.exception("%s %s failed", environ.get("REQUEST_METHOD"), environ.get("PATH_INFO"))
             answer = Answer(500, b"Internal Server Error", TEXT,
                             b"Something went wrong; nothing was changed by this request.\n")
-        request = self._request
+        request = self.request
         assert request is not None
         if isinstance(session, StreamSession) and answer.status == 200 and request.method == "GET":
             self.stream = Stream(self, session)
@@ -276,9 +277,9 @@ class Connection(asyncio.Protocol):
         self._respond(answer)
 
     def _respond(self, answer: Answer, close: bool = False) -> None:
-        request = self._request
+        request = self.request
         bodiless = (request is not None and request.method == "HEAD") or answer.status in (204, 304)
-        headers = self._headers(answer)
+        headers = self.headers_for(answer)
         if not bodiless and not any(name.lower() == b"content-length" for name, _ in answer.headers):
             headers.append((b"content-length", b"%d" % len(answer.body)))
         if close or self._too_large or self.server.stopping:
@@ -293,13 +294,14 @@ class Connection(asyncio.Protocol):
             self.h11.send_failed()
             self.close()
             return
-        self._write(data)
-        self._next()
+        self.write(data)
+        self.next_request()
 
-    def _headers(self, answer: Answer) -> list[tuple[bytes, bytes]]:
+    def headers_for(self, answer: Answer) -> list[tuple[bytes, bytes]]:
+        """An answer's headers as sent: the server's own first."""
         return [(b"date", self.server.date()), (b"server", SERVER_NAME), *answer.headers]
 
-    def _next(self) -> None:
+    def next_request(self) -> None:
         """The answer is written: the next request on this connection, or the connection closes."""
         self._release()
         if (self.h11.our_state is not h11.DONE or self.h11.their_state is not h11.DONE
@@ -307,7 +309,7 @@ class Connection(asyncio.Protocol):
             self.close()
             return
         self.h11.start_next_cycle()
-        self._request = None
+        self.request = None
         if self._unread and self.transport is not None:
             self._unread = 0
             self.transport.resume_reading()
@@ -339,13 +341,13 @@ class Connection(asyncio.Protocol):
         """A request h11 could not read: one clear answer, logged, and the connection closes."""
         log.warning("refused a malformed request from %s: %s", self.client[0], why)
         if self.h11.our_state in (h11.IDLE, h11.SEND_RESPONSE):
-            self._request = None
+            self.request = None
             reason = HTTPStatus(status).phrase.encode("ascii")
             self._respond(Answer(status, reason, TEXT, f"Bad request: {why}\n".encode()), close=True)
         else:
             self.close()
 
-    def _write(self, data: bytes) -> None:
+    def write(self, data: bytes) -> None:
         if self.transport is not None and not self.closed and not self.transport.is_closing():
             self.transport.write(data)
 
@@ -360,7 +362,7 @@ class Stream:
         self.ended = False
         self.owed = False
         """A push came while the socket was full: the stream steps once it drains."""
-        request = connection._request
+        request = connection.request
         assert request is not None
         # HTTP/1.1 frames each message as a chunk; an HTTP/1.0 client reads until the close.
         self.chunked = request.http_version == "1.1"
@@ -368,10 +370,10 @@ class Stream:
 
     def start(self, answer: Answer) -> None:
         connection = self.connection
-        headers = connection._headers(answer)
+        headers = connection.headers_for(answer)
         if self.chunked:
             headers.append((b"transfer-encoding", b"chunked"))
-        connection._write(connection.h11.send(h11.Response(status_code=200, headers=headers, reason=answer.reason))
+        connection.write(connection.h11.send(h11.Response(status_code=200, headers=headers, reason=answer.reason))
                           + self._framed(self.session.open()))
         connection.server.streams.add(self.push)
         self.push()
@@ -397,7 +399,7 @@ class Stream:
             connection.close()
             return
         if step.message:
-            connection._write(self._framed(step.message))
+            connection.write(self._framed(step.message))
         if step.done:
             self.end()
             return
@@ -422,5 +424,5 @@ class Stream:
             self._timer.cancel()
         self.session.close()
         if not gone:
-            connection._write(connection.h11.send(h11.EndOfMessage()))
-            connection._next()
+            connection.write(connection.h11.send(h11.EndOfMessage()))
+            connection.next_request()
