@@ -117,13 +117,16 @@ def test_the_timer_thread_runs_every_timer_in_time_order_on_one_thread() -> None
     def fail() -> None:
         raise RuntimeError("a broken action")
 
-    timers(0.06, note("third"))
-    timers(0.02, note("first"))
-    timers(0.04, fail)
-    timers(0.04, note("second"))
+    # The thread starts with the first timer; the times below are then set a few microseconds
+    # apart, and 0.2 s between them keeps their order whatever else the machine does meanwhile.
+    timers(0.0, lambda: None)
+    timers(0.6, note("third"))
+    timers(0.2, note("first"))
+    timers(0.4, fail)
+    timers(0.4, note("second"))
     for _ in range(200):
         timers(0.01, lambda: None)  # superseded alarms' timers, firing for nothing
-    timers(0.08, done.set)
+    timers(0.8, done.set)
     assert threading.active_count() <= before + 1
     assert done.wait(5)
     assert ran == [("first", "test-timers"), ("second", "test-timers"), ("third", "test-timers")]
