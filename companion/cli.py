@@ -16,6 +16,7 @@ from companion.config import DEFAULT_CONFIG_NAME, Config, load_config
 from companion.errors import CompanionError
 from companion.games.base import SYSTEM, Command
 from companion.games.registry import GAMES
+from companion.heap import one_arena
 from companion.i18n import fill
 from companion.store import EventStore, RecordedEvent, verify_chain
 
@@ -136,6 +137,7 @@ def _config_for(args: argparse.Namespace) -> Config:
 
 
 def serve(args: argparse.Namespace) -> int:
+    one_arena()  # before the service starts its threads (heap.py says why)
     logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     config = _config_for(args)
