@@ -5,6 +5,7 @@ sockets as browsers and phones speak to it."""
 from __future__ import annotations
 
 import asyncio
+import email.utils
 import json
 import logging
 import socket
@@ -18,7 +19,7 @@ import h11
 import pytest
 
 from companion.games.base import Command, Viewer
-from companion.server.http1 import LiveStreams, Server
+from companion.server.http1 import LiveStreams, Server, http_date
 from companion.server.identity import SEAT_COOKIE
 from companion.server.serving import TableServer, listen
 from companion.server.wsgi import Request, wsgi_environ
@@ -91,6 +92,11 @@ def answers(sock: socket.socket, count: int = 1) -> list[tuple[h11.Response, byt
         found.append((response, body))
         rest = client.trailing_data[0]
     return found
+
+
+def test_answers_are_dated_as_http_says_in_any_locale() -> None:
+    assert http_date(0) == b"Thu, 01 Jan 1970 00:00:00 GMT"
+    assert http_date(1_795_792_382) == email.utils.formatdate(1_795_792_382, usegmt=True).encode()
 
 
 def get(path: str, extra: str = "") -> bytes:

@@ -15,7 +15,6 @@ what is current.
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import logging
 import time
 from collections.abc import Callable
@@ -36,6 +35,17 @@ MAX_HEAD_BYTES = 16 * 1024
 
 SERVER_NAME = b"table-companion"
 TEXT = [(b"content-type", b"text/plain; charset=utf-8")]
+
+DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def http_date(second: int) -> bytes:
+    """An HTTP date (RFC 9110, 5.6.7), in English whatever the locale, made from the clock's
+    fields alone: it is made once a second for as long as the service runs."""
+    t = time.gmtime(second)
+    return (f"{DAYS[t.tm_wday]}, {t.tm_mday:02d} {MONTHS[t.tm_mon - 1]} {t.tm_year} "
+            f"{t.tm_hour:02d}:{t.tm_min:02d}:{t.tm_sec:02d} GMT").encode("ascii")
 
 
 class LiveStreams:
@@ -98,7 +108,7 @@ class Server:
     def date(self) -> bytes:
         second = int(time.time())
         if self._date[0] != second:
-            self._date = (second, email.utils.formatdate(second, usegmt=True).encode("ascii"))
+            self._date = (second, http_date(second))
         return self._date[1]
 
     def connection(self) -> Connection:
