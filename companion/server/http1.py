@@ -370,8 +370,6 @@ class Stream:
         self.connection = connection
         self.session = session
         self.ended = False
-        self.owed = False
-        """A push came while the socket was full: the stream steps once it drains."""
         request = connection.request
         assert request is not None
         # HTTP/1.1 frames each message as a chunk; an HTTP/1.0 client reads until the close.
@@ -396,9 +394,7 @@ class Stream:
             return
         connection = self.connection
         if connection.writing_paused:
-            self.owed = True
-            return
-        self.owed = False
+            return  # the socket is full: the stream steps once it drains (resume_writing)
         try:
             step = self.session.step()
         except Exception:
