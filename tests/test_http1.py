@@ -128,17 +128,20 @@ def test_a_connection_carries_one_request_after_another_in_order(served: Served)
     assert headers_of(first)["server"] == "table-companion" and "date" in headers_of(first)
 
 
-def test_a_body_over_the_limit_is_refused_without_being_read(served: Served, web: Web) -> None:
+def test_a_body_over_the_limit_is_refused_without_being_read(served: Served, web: Web,
+                                                            caplog: pytest.LogCaptureFixture) -> None:
+    """One 413, however much of the body came with the head, and the connection closes."""
     position = web.service.table.position
-    with connect(served.port) as sock:
+    with caplog.at_level(logging.WARNING, logger="companion.server.http1"), connect(served.port) as sock:
         sock.sendall(b"POST /api/commands HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                     b"Content-Length: 10485760\r\n\r\n" + b"{" * 1000)
+                     b"Content-Length: 10485760\r\n\r\n" + b"{" * (80 * 1024))
         [(response, _)] = answers(sock)
         assert response.status_code == 413
         assert headers_of(response).get("connection", "").lower() == "close"
         sock.settimeout(TIMEOUT_S)
         assert sock.recv(1024) == b"", "the rest of the body is not waited for: the connection closes"
     assert web.service.table.position == position
+    assert not [record.getMessage() for record in caplog.records if record.levelno >= logging.ERROR]
 
 
 def test_a_malformed_request_gets_a_clear_refusal_and_changes_nothing(served: Served, web: Web,
@@ -323,3 +326,55 @@ def test_a_phone_whose_socket_is_full_waits_then_gets_one_patch_to_the_current_v
     assert while_full == b"", "nothing is written to a full socket"
     assert drained.count(b"event: patch") == 1, "one patch once it drains"
     assert f"id: {moved_to}\nevent: patch".encode() in drained, "to the view as it is now"
+
+
+class Logged(FullSocket):
+    """A connection whose writes go to one log shared with others, in the order they were made."""
+
+    def __init__(self, name: str, log: list[tuple[str, bytes]]) -> None:
+        super().__init__()
+        self.name = name
+        self.log = log
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        super().write(data)
+        self.log.append((self.name, bytes(data)))
+
+
+def test_a_tap_is_never_queued_behind_slow_pages_and_its_screens_have_it_first(web: Web) -> None:
+    """A command needs no answering thread: with the only one held by a slow page, a phone's tap
+    is still answered at once, and every screen was sent the change before the phone's answer."""
+    table = web.service.table
+    tapper = seat_cookie(web, 1)
+
+    async def scene() -> list[tuple[str, bytes]]:
+        log: list[tuple[str, bytes]] = []
+        release = threading.Event()
+        with ThreadPoolExecutor(max_workers=1) as executor:
+            server = Server(web.app, LiveStreams(table.broadcaster), executor, 64 * 1024)
+            server.streams.bind(asyncio.get_running_loop())
+            display, phone = server.connection(), server.connection()
+            display_socket, phone_socket = Logged("display", log), Logged("phone", log)
+            display.connection_made(display_socket)
+            phone.connection_made(phone_socket)
+            display.data_received(get("/api/stream?as=table"))
+            while b"event: view" not in display_socket.written:
+                await asyncio.sleep(0.01)
+            executor.submit(release.wait, TIMEOUT_S)  # a slow page holds the answering thread
+            body = json.dumps({"name": "roll"}).encode()
+            phone.data_received(
+                b"POST /api/commands HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                + f"Cookie: {tapper}\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body)
+            release.set()
+            display.connection_lost(None)
+            phone.connection_lost(None)
+        return log
+
+    log = asyncio.run(scene())
+    answers = [at for at, (name, data) in enumerate(log) if name == "phone"]
+    assert answers and log[answers[0]][1].startswith(b"HTTP/1.1 200"), "the tap is answered while the page waits"
+    position = table.position
+    patches = [at for at, (name, data) in enumerate(log)
+               if name == "display" and f"id: {position}\nevent: patch".encode() in data]
+    assert patches and patches[0] < answers[0], "the table display was sent the roll before the phone's answer"
+

@@ -16,16 +16,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Executor, Future
+from concurrent.futures import Executor
 from http import HTTPStatus
 from typing import Any
 
 import h11
 
 from companion.server.live import LIVE_SESSION, StreamSession
-from companion.server.wsgi import Answer, Request, call_wsgi, may_wait, wsgi_environ
+from companion.server.wsgi import Answer, Request, answer_of, may_wait, runs_on_loop, wsgi_environ
 from companion.table.broadcast import Broadcaster
 
 log = logging.getLogger(__name__)
@@ -56,10 +57,15 @@ class LiveStreams:
         self._pushes: set[Callable[[], None]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pending = False
+        self._loop_thread = 0
+        self._pushing = False
+        self._again = False
         broadcaster.listen(self._changed)
 
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Called on the loop's own thread."""
         self._loop = loop
+        self._loop_thread = threading.get_ident()
 
     def __len__(self) -> int:
         return len(self._pushes)
@@ -72,7 +78,13 @@ class LiveStreams:
 
     def _changed(self) -> None:
         loop = self._loop
-        if loop is None or self._pending:
+        if loop is None:
+            return
+        if threading.get_ident() == self._loop_thread:
+            # A command answered on the loop: its screens are pushed before its answer is made.
+            self._push_now()
+            return
+        if self._pending:
             return
         self._pending = True
         try:
@@ -82,8 +94,23 @@ class LiveStreams:
 
     def _push_all(self) -> None:
         self._pending = False
-        for push in list(self._pushes):
-            push()
+        self._push_now()
+
+    def _push_now(self) -> None:
+        """Every stream, once; again if a push itself changed something (a stream that ends)."""
+        if self._pushing:
+            self._again = True
+            return
+        self._pushing = True
+        try:
+            again = True
+            while again:
+                self._again = False
+                for push in list(self._pushes):
+                    push()
+                again = self._again
+        finally:
+            self._pushing = False
 
 
 class Server:
@@ -197,7 +224,9 @@ class Connection(asyncio.Protocol):
             self.stream.push()
 
     def close(self) -> None:
+        """Nothing more is read or answered here; what is written is still sent."""
         if self.transport is not None and not self.closed:
+            self.closed = True
             self.transport.close()
 
     # -- requests ------------------------------------------------------------------------------
@@ -263,21 +292,18 @@ class Connection(asyncio.Protocol):
         body = b"" if self._too_large else b"".join(self._parts)
         self._parts = []
         environ = wsgi_environ(request, body, self._declared if self._too_large else None)
+        if runs_on_loop(request):
+            self._answered(environ, answer_of(server.app, environ))
+            return
         loop = asyncio.get_running_loop()
         pool = server.waiting if may_wait(request) else server.executor
-        answered = asyncio.wrap_future(pool.submit(call_wsgi, server.app, environ), loop=loop)
-        answered.add_done_callback(lambda future: self._answered(environ, future))
+        answered = asyncio.wrap_future(pool.submit(answer_of, server.app, environ), loop=loop)
+        answered.add_done_callback(lambda future: self._answered(environ, future.result()))
 
-    def _answered(self, environ: dict[str, Any], future: asyncio.Future[Answer] | Future[Answer]) -> None:
+    def _answered(self, environ: dict[str, Any], answer: Answer) -> None:
         session = environ.get(LIVE_SESSION)
         if self.closed:
             return  # the client left while Flask answered
-        try:
-            answer = future.result()
-        except Exception:
-            log.exception("%s %s failed", environ.get("REQUEST_METHOD"), environ.get("PATH_INFO"))
-            answer = Answer(500, b"Internal Server Error", TEXT,
-                            b"Something went wrong; nothing was changed by this request.\n")
         request = self.request
         assert request is not None
         if isinstance(session, StreamSession) and answer.status == 200 and request.method == "GET":

@@ -8,6 +8,7 @@ iterated here, and the event loop keeps the stream (http1.py).
 from __future__ import annotations
 
 import io
+import logging
 import re
 import sys
 from collections.abc import Callable, Iterable
@@ -16,6 +17,8 @@ from typing import Any
 from urllib.parse import unquote_to_bytes
 
 from companion.server.live import LIVE_SESSION
+
+log = logging.getLogger(__name__)
 
 ABSOLUTE_FORM = re.compile(r"https?://([^/?#]*)", re.IGNORECASE)
 
@@ -75,6 +78,16 @@ def call_wsgi(app: Callable[..., Iterable[bytes]], environ: dict[str, Any]) -> A
     return Answer(int(status[:3]), status[4:].encode("latin-1"), encoded, body)
 
 
+def answer_of(app: Callable[..., Iterable[bytes]], environ: dict[str, Any]) -> Answer:
+    """`call_wsgi`, or a plain 500 when the app itself fails (Flask answers its routes' errors)."""
+    try:
+        return call_wsgi(app, environ)
+    except Exception:
+        log.exception("%s %s failed", environ.get("REQUEST_METHOD"), environ.get("PATH_INFO"))
+        return Answer(500, b"Internal Server Error", [(b"content-type", b"text/plain; charset=utf-8")],
+                      b"Something went wrong; nothing was changed by this request.\n")
+
+
 def wsgi_environ(request: Request, body: bytes, declared: int | None) -> dict[str, Any]:
     """The PEP 3333 environ of a request whose body has been read (`declared`: the length a body
     too large to read said it had)."""
@@ -128,6 +141,13 @@ def wsgi_environ(request: Request, body: bytes, declared: int | None) -> dict[st
 def percent_decoded(path: str) -> str:
     """PATH_INFO: the path's %-escapes decoded to bytes, carried as latin-1 (PEP 3333)."""
     return unquote_to_bytes(path).decode("latin-1") if "%" in path else path
+
+
+def runs_on_loop(request: Request) -> bool:
+    """A command (POST /api/commands): answered on the event loop itself, so its publish pushes
+    every stream at once, with no hand-over between threads. A command holds the table's lock and
+    commits to the log; nothing in it waits on a client."""
+    return request.method == "POST" and request.path == "/api/commands"
 
 
 def may_wait(request: Request) -> bool:

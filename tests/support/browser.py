@@ -582,6 +582,8 @@ def on_the_tv(tv: Screen, selector: str) -> None:
 
 SHOW_WITHIN_S = 1.0
 """Every screen shows each new state within this long after the tap that made it."""
+LATE_WAIT_S = 5.0
+"""How long a late screen is watched for the position it missed, to say what happened."""
 PHONE_SIZE = {"width": 390, "height": 844}
 TV_SIZE = {"width": 1920, "height": 1080}
 
@@ -605,15 +607,33 @@ def everywhere(scene: Scene, position: int, since: float, root: str) -> None:
     """Every screen draws the state at `position` (or later) in its game's `root` element (which
     carries data-position) no later than SHOW_WITHIN_S after `since`."""
     deadline = since + SHOW_WITHIN_S
+    shows = ("([p, root]) => { const n = document.querySelector(`${root}[data-position]`);"
+             " return !!n && Number(n.dataset.position) >= p; }")
     for screen in scene.screens:
         left_ms = (deadline - time.monotonic()) * 1000
         try:
-            screen.page.wait_for_function(
-                "([p, root]) => { const n = document.querySelector(`${root}[data-position]`);"
-                " return !!n && Number(n.dataset.position) >= p; }",
-                arg=[position, root], timeout=max(left_ms, 1))
+            screen.page.wait_for_function(shows, arg=[position, root], timeout=max(left_ms, 1))
         except PlaywrightError:
-            pytest.fail(f"{screen.name} did not show position {position} within {SHOW_WITHIN_S} s")
+            pytest.fail(f"{screen.name} did not show position {position} within {SHOW_WITHIN_S} s: "
+                        f"{late_screen(screen, shows, position, root, since)}")
+
+
+def late_screen(screen: Screen, shows: str, position: int, root: str, since: float) -> str:
+    """What a late screen showed at the deadline, and whether the position came later: a slow
+    machine's page catches up, a lost message's never does."""
+    def state() -> str:
+        return str(screen.page.evaluate(
+            "(root) => { const n = document.querySelector(`${root}[data-position]`);"
+            " const link = document.querySelector('#link');"
+            " return `position ${n ? n.dataset.position : 'none'}, #link class \"${link ? link.className : ''}\"`; }",
+            root))
+    at_deadline = state()
+    try:
+        screen.page.wait_for_function(shows, arg=[position, root], timeout=LATE_WAIT_S * 1000)
+        later = f"it came {time.monotonic() - since:.2f} s after the change"
+    except PlaywrightError:
+        later = f"still not after {LATE_WAIT_S:.0f} s more ({state()})"
+    return f"at the deadline {at_deadline}; {later} (script errors: {screen.errors})"
 
 
 def tap(scene: Scene, screen: Screen, name: str, args: dict[str, Any] | None, root: str) -> dict[str, Any]:
