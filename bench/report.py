@@ -9,7 +9,9 @@ Prints the machine, then one table (what, median, p99, unit, note), figure by fi
  2. command -> every client has the new state, 15 and 100 clients: bench/live_latency.py. With
     --peers, boardgame.io 0.50.2 in the same run, the same shape (its harness bench/peers/, installed
     with npm into a temporary folder), and the ratios ours / boardgame.io: latency, the server's CPU
-    per command, its RSS. Then the same for each game's own commands (Vampir, la nuit, garlic, La
+    per command, its RSS. Beside the 15-client row, the floor (bench/floor.py): a server that only
+    reads the POST, commits it and writes it to 15 streams, with and without the disk's wait, and
+    how far above it ours is. Then the same for each game's own commands (Vampir, la nuit, garlic, La
     chasse's glass turn-over, Dracula's night with private news to 13 phones): bench/game_latency.py;
     and command -> the DOM updated on 13 phone pages and the TV in one Chromium:
     bench/browser_latency.py.
@@ -56,7 +58,16 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from bench import browser_latency, firmware_timing, game_latency, live_latency, phone_fairness, press_latency, replay
+from bench import (
+    browser_latency,
+    firmware_timing,
+    floor,
+    game_latency,
+    live_latency,
+    phone_fairness,
+    press_latency,
+    replay,
+)
 from bench.buzzer_latency import ARM_SEEN_TIMEOUT_S
 from bench.live_latency import ROOT, bench_service, settle
 from companion.buzzers.clocksync import ClockSync, MonotonicMapper, TickUnwrapper, sync_interval_s
@@ -247,6 +258,7 @@ def figure_live(plan: Plan, peers: bool = False) -> list[Row]:
                             pct(ours.latencies_ms, 50), pct(ours.latencies_ms, 99), "ms",
                             "; ".join(notes + live_notes(ours))))
             if clients == 15:
+                rows += floor_rows(ours, commands)
                 progress(f"2. the same, the server pinned to one core: {clients} clients, {commands} commands ...")
                 pinned = live_latency.run_scenario(clients, commands, LIVE_INTERVAL_S, None, ROOT, one_core=True)
                 rows.append(Row("2", "  the same, the server pinned to one core (taskset), the clients on the other",
@@ -284,6 +296,22 @@ def figure_live(plan: Plan, peers: bool = False) -> list[Row]:
                                f"{type(err).__name__}: {err}")]
         rows += [Row("2", what, pct(values, 50), pct(values, 99), "ms", note)
                  for what, values, note in browser_latency.rows(drawn)]
+    return rows
+
+
+def floor_rows(ours: live_latency.Result, commands: int) -> list[Row]:
+    """The floor under the 15-client row (bench/floor.py): h11, the commit and 15 writes, nothing
+    else; with the disk's wait and without it. What ours spends above it is ours to cut."""
+    rows = []
+    for synchronous, what in (("FULL", "committed to disk first"), ("OFF", "no wait for the disk")):
+        progress(f"2. the floor, {what}: 15 clients, {commands} commands ...")
+        figures = floor.measure(commands, 15, LIVE_INTERVAL_S, synchronous)
+        rows.append(Row("2", f"  the floor ({what}): POST read, commit, 15 writes, answer; 15 clients",
+                        figures["p50"], figures["p99"], "ms",
+                        f"bench/floor.py: asyncio + h11 + SQLite WAL synchronous={synchronous}, no Flask, rules or "
+                        f"views; server CPU {figures['cpu_ms']:.2f} ms/command; ours / the floor: CPU "
+                        f"{ratio(ours.cpu_per_command_ms, figures['cpu_ms']):.2f}x, p50 "
+                        f"{ratio(pct(ours.latencies_ms, 50), figures['p50']):.2f}x"))
     return rows
 
 
