@@ -378,3 +378,31 @@ def test_a_tap_is_never_queued_behind_slow_pages_and_its_screens_have_it_first(w
                if name == "display" and f"id: {position}\nevent: patch".encode() in data]
     assert patches and patches[0] < answers[0], "the table display was sent the roll before the phone's answer"
 
+
+@pytest.mark.parametrize("path", ["/api/buzz", "/api/ping", "/api/shown"])
+def test_a_phones_buzz_and_clock_echoes_are_answered_while_pages_wait(web: Web, path: str) -> None:
+    """A buzz or a ping's echo is stamped when it is read: it never waits for an answering thread
+    (its arrival may decide a round; an echo's round trip maps the phone's clock)."""
+    phone = seat_cookie(web, 2)
+
+    async def scene() -> bytes:
+        release = threading.Event()
+        with ThreadPoolExecutor(max_workers=1) as executor:
+            server = Server(web.app, LiveStreams(web.service.table.broadcaster), executor, 64 * 1024)
+            server.streams.bind(asyncio.get_running_loop())
+            connection = server.connection()
+            socket_ = FullSocket()
+            connection.connection_made(socket_)
+            executor.submit(release.wait, TIMEOUT_S)  # a slow page holds the answering thread
+            body = b"{}"
+            connection.data_received(
+                f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                f"Cookie: {phone}\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body)
+            answered = bytes(socket_.written)
+            release.set()
+            connection.connection_lost(None)
+        return answered
+
+    answered = asyncio.run(scene())
+    assert answered.startswith(b"HTTP/1.1 "), "answered at once, while the page waits"
+

@@ -144,10 +144,16 @@ def percent_decoded(path: str) -> str:
 
 
 def runs_on_loop(request: Request) -> bool:
-    """A command (POST /api/commands): answered on the event loop itself, so its publish pushes
-    every stream at once, with no hand-over between threads. A command holds the table's lock and
-    commits to the log; nothing in it waits on a client."""
-    return request.method == "POST" and request.path == "/api/commands"
+    """A command, or a phone's buzz, ping echo or shown frame: answered on the event loop itself.
+
+    A command's publish then pushes every stream at once, with no hand-over between threads; a
+    buzz or an echo is stamped the moment it is read, not after waiting for a thread (an echo's
+    round trip maps the phone's clock, and a buzz's arrival may decide a round). Each holds the
+    table's or the buttons' locks for a moment and nothing in it waits on a client."""
+    return request.method == "POST" and request.path in ON_LOOP
+
+
+ON_LOOP = frozenset({"/api/commands", "/api/buzz", "/api/ping", "/api/shown"})
 
 
 def may_wait(request: Request) -> bool:
