@@ -16,7 +16,7 @@ from companion.config import DEFAULT_CONFIG_NAME, Config, load_config
 from companion.errors import CompanionError
 from companion.games.base import SYSTEM, Command
 from companion.games.registry import GAMES
-from companion.heap import one_arena
+from companion.heap import keep_startup, one_arena
 from companion.i18n import fill
 from companion.store import EventStore, RecordedEvent, verify_chain
 
@@ -165,6 +165,7 @@ def serve(args: argparse.Namespace) -> int:
         sources = ", ".join(f"{s.name} ({s.health().detail})" for s in service.sources)
         print(f"Data folder: {service.store.path.parent}   Buttons: {sources}", flush=True)
         print("Press Ctrl-C to stop.", flush=True)
+        keep_startup()  # the last thing before serving (heap.py says why)
         serve_forever(server, on_stop=service.table.broadcaster.close)
     finally:
         service.close()

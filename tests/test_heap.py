@@ -1,4 +1,5 @@
-"""heap.py: the service's threads share one malloc arena (glibc), so their freed room is shared."""
+"""heap.py: the service's threads share one malloc arena (glibc), so their freed room is shared;
+the cycle collector sets aside what start-up made."""
 
 from __future__ import annotations
 
@@ -55,3 +56,34 @@ def test_threads_started_after_the_setting_share_the_main_arena() -> None:
 
 def test_the_setting_is_asked_for_without_failing_anywhere() -> None:
     assert one_arena() in (True, False)
+
+
+STARTUP = """
+import gc, weakref
+from companion.heap import YOUNG_THRESHOLD, keep_startup
+
+class Node:
+    pass
+
+started = [{"n": n, "items": [n] * 3} for n in range(20_000)]  # what start-up made
+walked_before = len(gc.get_objects())
+set_aside = keep_startup()
+walked_after = len(gc.get_objects())
+later = Node()
+later.me = later  # a cycle made while serving
+gone = weakref.ref(later)
+del later
+found = gc.collect()
+print(walked_before, set_aside, walked_after, found, gone() is None, gc.get_threshold()[0] == YOUNG_THRESHOLD)
+"""
+
+
+def test_the_collector_sets_aside_what_start_up_made_and_still_collects_what_comes_after() -> None:
+    """A full collection no longer walks the service's start-up objects (its pauses were tens of
+    milliseconds), and garbage made while serving is still collected."""
+    out = subprocess.run([sys.executable, "-c", STARTUP], capture_output=True, text=True, check=True).stdout
+    walked_before, set_aside, walked_after, found, gone, threshold = out.split()
+    assert int(set_aside) >= 40_000 and int(walked_before) >= 40_000
+    assert int(walked_after) < 1_000, "what start-up made is no longer walked"
+    assert int(found) >= 1 and gone == "True", "a cycle made afterwards is still collected"
+    assert threshold == "True"
