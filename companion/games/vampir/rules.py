@@ -17,6 +17,7 @@ from companion.games.vampir.options import COLOURS, HAND_SIZE, JOKERS, MIN_HUNT,
 from companion.games.vampir.state import (
     CARDS,
     COLOUR_OF,
+    HEADS,
     RECENT,
     STARTERS,
     Hunt,
@@ -218,10 +219,11 @@ def next_seat(state: VampirState, seat: int) -> int:
     return state.order[(state.order.index(seat) + 1) % len(state.order)]
 
 
-def _seated(players: tuple[Player, ...], player: Player) -> tuple[Player, ...]:
-    """The players with this one in its seat's place (a list comprehension: faster than a generator)."""
-    seat = player.seat
-    return tuple([player if p.seat == seat else p for p in players])
+def _seated(state: VampirState, player: Player) -> tuple[Player, ...]:
+    """The players with this one in its seat's place: the players are in the order of `order`."""
+    i = state.order.index(player.seat)
+    players = state.players
+    return (*players[:i], player, *players[i + 1:])
 
 
 def _with_hand(p: Player, hand: tuple[int, ...]) -> Player:
@@ -243,9 +245,9 @@ def _laid(data: Mapping[str, Any]) -> Hunt:
 
 def _next(state: VampirState, line: Mapping[str, Any] | None, changes: dict[str, Any]) -> VampirState:
     """The state after an event: its changes, and its public line (no hidden card ever: a draw is a
-    count) first among the happenings (those it leaves, after a new round's none), in one copy."""
+    count) first among the happenings, in one copy."""
     if line is not None:
-        changes["happenings"] = (line, *changes.get("happenings", state.happenings))[:RECENT]
+        changes["happenings"] = (line, *state.happenings[:RECENT - 1])
     return with_changes(state, changes)
 
 
@@ -273,20 +275,25 @@ def _starter_chosen(state: VampirState, data: Mapping[str, Any]) -> VampirState:
 
 
 def _cards_drawn(state: VampirState, data: Mapping[str, Any]) -> VampirState:
+    seat = data["seat"]
     cards = tuple(data["cards"])
-    player = state.player(data["seat"])
-    line = {"kind": "drew", "seat": data["seat"], "count": len(cards), "left": data["left"]}
-    return _next(state, line, {"players": _seated(state.players, _with_hand(player, player.hand + cards)),
+    p = state.player(seat)
+    line = {"kind": "drew", "seat": seat, "count": len(cards), "left": data["left"]}
+    return _next(state, line, {"players": _seated(state, Player(seat, p.name, p.hand + cards, p.hunts,
+                                                                        p.entered)),
                                "draw_pile": state.draw_pile[len(cards):], "drawn": cards, "stage": "drawn"})
 
 
 def _card_discarded(state: VampirState, data: Mapping[str, Any]) -> VampirState:
-    card, location = data["card"], data["location"]
-    player = state.player(data["seat"])
-    line = {"kind": "discarded", "seat": data["seat"], "location": location,
-            "colour": COLOUR_OF[card], "heads": CARDS[card].heads}
-    return _next(state, line, {"piles": {**state.piles, location: (*state.piles[location], card)}, "stage": "done",
-                               "players": _seated(state.players, _with_hand(player, _without(player.hand, (card,))))})
+    seat, card, location = data["seat"], data["card"], data["location"]
+    p = state.player(seat)
+    line = {"kind": "discarded", "seat": seat, "location": location, "colour": COLOUR_OF[card],
+            "heads": CARDS[card].heads}
+    piles = dict(state.piles)
+    piles[location] += (card,)
+    return _next(state, line, {"piles": piles, "stage": "done",
+                               "players": _seated(state, Player(seat, p.name, tuple([c for c in p.hand if c != card]),
+                                                                        p.hunts, p.entered))})
 
 
 def _turn_passed(state: VampirState, data: Mapping[str, Any]) -> VampirState:
@@ -309,7 +316,7 @@ def _hunts_entered(state: VampirState, data: Mapping[str, Any]) -> VampirState:
                   for colour in COLOURS for h in data["hunts"] if h["colour"] == colour)
     p = state.player(data["seat"])
     return _next(state, {"kind": "entered", "seat": data["seat"]},
-                 {"players": _seated(state.players, Player(p.seat, p.name, p.hand, hunts, True))})
+                 {"players": _seated(state, Player(p.seat, p.name, p.hand, hunts, True))})
 
 
 def _round_scored(state: VampirState, data: Mapping[str, Any]) -> VampirState:
@@ -324,17 +331,17 @@ def _hunt_laid(state: VampirState, data: Mapping[str, Any]) -> VampirState:
     hunt = _laid(data)
     taken = data.get("taken")
     took = {"location": taken["location"], "cards": len(taken["cards"]),
-            "heads": sum(CARDS[c].heads for c in taken["cards"])} if taken else None
+            "heads": sum(map(HEADS.__getitem__, taken["cards"]))} if taken else None
     line = {"kind": "hunted", "seat": data["seat"], "colour": data["colour"], "size": hunt.size,
             "hunt_heads": hunt.heads, "taken": took, "replaced": data.get("replaced")}
     player = state.player(data["seat"])
     old = player.hunt(hunt.colour)
     piles = {**state.piles, taken["location"]: ()} if taken else state.piles
-    laid = Player(player.seat, player.name, _without(player.hand, data["cards"]),
-                  (*(h for h in player.hunts if h is not old), hunt), player.entered)
+    hunts = player.hunts if old is None else tuple([h for h in player.hunts if h is not old])
+    laid = Player(player.seat, player.name, _without(player.hand, data["cards"]), (*hunts, hunt), player.entered)
     return _next(state, line, {"hunts_laid": state.hunts_laid + 1, "stage": "hunting", "piles": piles,
                                "removed": state.removed + (old.cards if old is not None else ()),
-                               "players": _seated(state.players, laid)})
+                               "players": _seated(state, laid)})
 
 
 EVOLUTIONS: dict[str, Evolution] = {
