@@ -11,6 +11,8 @@ turn.py (what may be done now and the events it decides), views.py (screens, sec
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from companion.games.base import GameDefinition
 from companion.games.vampir.options import MAX_PLAYERS, MIN_PLAYERS, normalize_options, options_schema
 from companion.games.vampir.rules import GAME_ID, awaited, evolve, is_over, setup
@@ -26,8 +28,8 @@ VAMPIR: GameDefinition[VampirState] = GameDefinition(
     normalize_options=normalize_options,
     setup=setup,
     moves=MOVES,
-    phase=lambda state: state.phase,
-    stage=lambda state: state.stage,
+    phase=attrgetter("phase"),
+    stage=attrgetter("stage"),
     story=story,
     seated=VampirState.seated,
     evolve=evolve,

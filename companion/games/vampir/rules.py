@@ -14,7 +14,17 @@ from companion.fairness.rng import RandomSource, shuffled
 from companion.games.base import Event, Rejection, SeatInfo
 from companion.games.states import with_changes
 from companion.games.vampir.options import COLOURS, HAND_SIZE, JOKERS, MIN_HUNT, ONE_HEAD, TWO_HEAD
-from companion.games.vampir.state import CARDS, RECENT, STARTERS, Hunt, Player, VampirState, colour_counts
+from companion.games.vampir.state import (
+    CARDS,
+    COLOUR_OF,
+    HEADS,
+    RECENT,
+    STARTERS,
+    Hunt,
+    Player,
+    VampirState,
+    colour_counts,
+)
 
 GAME_ID = "vampir"
 
@@ -209,48 +219,22 @@ def next_seat(state: VampirState, seat: int) -> int:
     return state.order[(state.order.index(seat) + 1) % len(state.order)]
 
 
-def _with_player(state: VampirState, seat: int, change: Callable[[Player], Player]) -> tuple[Player, ...]:
-    """The players with this seat's changed (a list comprehension: faster than a generator)."""
-    return tuple([change(p) if p.seat == seat else p for p in state.players])
+def _seated(state: VampirState, player: Player) -> tuple[Player, ...]:
+    """The players with this one in its seat's place: the players are in the order of `order`."""
+    i = state.order.index(player.seat)
+    players = state.players
+    return (*players[:i], player, *players[i + 1:])
 
 
-def _player(p: Player, hand: tuple[int, ...] | None = None, hunts: tuple[Hunt, ...] | None = None,
-            entered: bool | None = None) -> Player:
-    """The player with these changed, made by its constructor (`replace` costs twice as much, and
-    an event changes a player or all of them)."""
-    return Player(p.seat, p.name, p.hand if hand is None else hand, p.hunts if hunts is None else hunts,
-                  p.entered if entered is None else entered)
+def _with_hand(p: Player, hand: tuple[int, ...]) -> Player:
+    """The player holding this hand, made by its constructor (`replace` costs twice as much, and
+    most events change one hand)."""
+    return Player(p.seat, p.name, hand, p.hunts, p.entered)
 
 
 def _without(cards: Sequence[int], gone: Iterable[int]) -> tuple[int, ...]:
     out = set(gone)
     return tuple([c for c in cards if c not in out])
-
-
-def _card_words(number: int) -> dict[str, Any]:
-    card = CARDS[number]
-    return {"colour": card.colour, "heads": card.heads}
-
-
-def _happening(state: VampirState, event: Event) -> Mapping[str, Any] | None:
-    """The public line an event adds to the table's list (no hidden card ever: a draw is a count);
-    a hunt laid has its own (`_hunted`)."""
-    data = event.data
-    kind = event.type
-    if kind == "starter_chosen":
-        return {"kind": "starts", "seat": data["seat"], "how": data["how"], "round": state.round}
-    if kind == "cards_drawn":
-        return {"kind": "drew", "seat": data["seat"], "count": len(data["cards"]), "left": data["left"]}
-    if kind == "card_discarded":
-        return {"kind": "discarded", "seat": data["seat"], "location": data["location"],
-                **_card_words(data["card"])}
-    if kind == "round_ended":
-        return {"kind": "round_ended", "reason": data["reason"], "round": state.round, "seat": data.get("seat")}
-    if kind == "hunts_entered":
-        return {"kind": "entered", "seat": data["seat"]}
-    if kind == "round_scored":
-        return {"kind": "scored", "round": data["round"], "winners": data["winners"]}
-    return None
 
 
 def _laid(data: Mapping[str, Any]) -> Hunt:
@@ -259,85 +243,128 @@ def _laid(data: Mapping[str, Any]) -> Hunt:
     return Hunt.of(data["colour"], (tuple(taken["cards"]) if taken else ()) + tuple(data["cards"]))
 
 
-def _hunted(data: Mapping[str, Any], hunt: Hunt) -> dict[str, Any]:
-    """The public line of a hunt laid: its size and heads, and what was taken (a count)."""
-    taken = data.get("taken")
-    took = {"location": taken["location"], "cards": len(taken["cards"]),
-            "heads": sum(CARDS[c].heads for c in taken["cards"])} if taken else None
-    return {"kind": "hunted", "seat": data["seat"], "colour": data["colour"], "size": hunt.size,
-            "hunt_heads": hunt.heads, "taken": took, "replaced": data.get("replaced")}
-
-
-def evolve(state: VampirState, event: Event) -> VampirState:
-    if event.type == "hunt_laid":  # its line and its change read the same hunt, made once
-        hunt = _laid(event.data)
-        return _hunt_laid(state, event.data, hunt, _hunted(event.data, hunt))
-    return _evolve(state, event, _happening(state, event))
-
-
-def _next(state: VampirState, line: Mapping[str, Any] | None, **changes: Any) -> VampirState:
-    """The state after an event: its changes, and its line first among the happenings (those it
-    leaves, after a new round's none), in one copy."""
+def _next(state: VampirState, line: Mapping[str, Any] | None, changes: dict[str, Any]) -> VampirState:
+    """The state after an event: its changes, and its public line (no hidden card ever: a draw is a
+    count) first among the happenings, in one copy."""
     if line is not None:
-        changes["happenings"] = (line, *changes.get("happenings", state.happenings))[:RECENT]
+        changes["happenings"] = (line, *state.happenings[:RECENT - 1])
     return with_changes(state, changes)
 
 
-def _evolve(state: VampirState, event: Event, line: Mapping[str, Any] | None) -> VampirState:
-    data = event.data
-    kind = event.type
-    if kind == "round_begun":
-        hands = data.get("hands", {})
-        return _next(
-            state, line, round=int(data["round"]), phase="starter", current=None, stage=None,
-            players=tuple(_player(p, hand=tuple(hands.get(str(p.seat), ())), hunts=(), entered=False)
-                          for p in state.players),
-            piles={colour: tuple(data.get("piles", {}).get(colour, ())) for colour in COLOURS},
-            draw_pile=tuple(data.get("draw_pile", ())), removed=(), discarded=(), drawn=(), hunts_laid=0,
-            ending=None, happenings=(), turns=0)
-    if kind == "starter_chosen":
-        return _next(state, line, phase="turn" if state.digital else "playing", current=int(data["seat"]),
-                     stage="choose" if state.digital else None, turns=1)
-    if kind == "cards_drawn":
-        cards = tuple(data["cards"])
-        return _next(state, line, players=_with_player(state, data["seat"], lambda p: _player(p, hand=p.hand + cards)),
-                     draw_pile=state.draw_pile[len(cards):], drawn=cards, stage="drawn")
-    if kind == "card_discarded":
-        card, location = data["card"], data["location"]
-        return _next(state, line, piles={**state.piles, location: (*state.piles[location], card)}, stage="done",
-                     players=_with_player(state, data["seat"], lambda p: _player(p, hand=_without(p.hand, [card]))))
-    if kind == "turn_passed":
-        return _next(state, line, current=int(data["seat"]), stage="choose", drawn=(), hunts_laid=0,
-                     turns=state.turns + 1)
-    if kind == "round_ended":
-        # V-E3: the hands leave the game unseen.
-        hands = tuple(c for p in state.players for c in p.hand)
-        return _next(state, line, phase="entering" if not state.digital else state.phase, current=None, stage=None,
-                     drawn=(), ending=str(data["reason"]), discarded=state.discarded + hands,
-                     players=tuple(_player(p, hand=()) for p in state.players))
-    if kind == "hunts_entered":
-        hunts = tuple(Hunt(h["colour"], h["one"], h["two"], h["jokers"])
-                      for colour in COLOURS for h in data["hunts"] if h["colour"] == colour)
-        return _next(state, line, players=_with_player(state, data["seat"],
-                                                       lambda p: _player(p, hunts=hunts, entered=True)))
-    if kind == "round_scored":
-        return _next(state, line, scores=(*state.scores, dict(data)), phase="over" if data["final"] else "scored")
-    return _next(state, line)
+Evolution = Callable[[VampirState, Mapping[str, Any]], VampirState]
+"""How one kind of event changes the state, its line among the happenings included."""
 
 
-def _hunt_laid(state: VampirState, data: Mapping[str, Any], hunt: Hunt, line: Mapping[str, Any] | None
-               ) -> VampirState:
+def _round_begun(state: VampirState, data: Mapping[str, Any]) -> VampirState:
+    hands = data.get("hands", {})
+    piles = data.get("piles", {})
+    return _next(state, None, {
+        "round": int(data["round"]), "phase": "starter", "current": None, "stage": None,
+        "players": tuple([Player(p.seat, p.name, tuple(hands.get(str(p.seat), ())), (), False)
+                          for p in state.players]),
+        "piles": {colour: tuple(piles.get(colour, ())) for colour in COLOURS},
+        "draw_pile": tuple(data.get("draw_pile", ())), "removed": (), "discarded": (), "drawn": (), "hunts_laid": 0,
+        "ending": None, "happenings": (), "turns": 0})
+
+
+def _starter_chosen(state: VampirState, data: Mapping[str, Any]) -> VampirState:
+    line = {"kind": "starts", "seat": data["seat"], "how": data["how"], "round": state.round}
+    digital = state.digital
+    return _next(state, line, {"phase": "turn" if digital else "playing", "current": int(data["seat"]),
+                               "stage": "choose" if digital else None, "turns": 1})
+
+
+def _cards_drawn(state: VampirState, data: Mapping[str, Any]) -> VampirState:
+    seat = data["seat"]
+    cards = tuple(data["cards"])
+    p = state.player(seat)
+    line = {"kind": "drew", "seat": seat, "count": len(cards), "left": data["left"]}
+    return _next(state, line, {"players": _seated(state, Player(seat, p.name, p.hand + cards, p.hunts,
+                                                                        p.entered)),
+                               "draw_pile": state.draw_pile[len(cards):], "drawn": cards, "stage": "drawn"})
+
+
+def _card_discarded(state: VampirState, data: Mapping[str, Any]) -> VampirState:
+    seat, card, location = data["seat"], data["card"], data["location"]
+    p = state.player(seat)
+    line = {"kind": "discarded", "seat": seat, "location": location, "colour": COLOUR_OF[card],
+            "heads": CARDS[card].heads}
+    piles = dict(state.piles)
+    piles[location] += (card,)
+    return _next(state, line, {"piles": piles, "stage": "done",
+                               "players": _seated(state, Player(seat, p.name, tuple([c for c in p.hand if c != card]),
+                                                                        p.hunts, p.entered))})
+
+
+def _turn_passed(state: VampirState, data: Mapping[str, Any]) -> VampirState:
+    return _next(state, None, {"current": int(data["seat"]), "stage": "choose", "drawn": (), "hunts_laid": 0,
+                               "turns": state.turns + 1})
+
+
+def _round_ended(state: VampirState, data: Mapping[str, Any]) -> VampirState:
+    line = {"kind": "round_ended", "reason": data["reason"], "round": state.round, "seat": data.get("seat")}
+    # V-E3: the hands leave the game unseen.
+    hands = tuple(c for p in state.players for c in p.hand)
+    return _next(state, line, {
+        "phase": "entering" if not state.digital else state.phase, "current": None, "stage": None, "drawn": (),
+        "ending": str(data["reason"]), "discarded": state.discarded + hands,
+        "players": tuple([_with_hand(p, ()) for p in state.players])})
+
+
+def _hunts_entered(state: VampirState, data: Mapping[str, Any]) -> VampirState:
+    hunts = tuple(Hunt(h["colour"], h["one"], h["two"], h["jokers"])
+                  for colour in COLOURS for h in data["hunts"] if h["colour"] == colour)
+    p = state.player(data["seat"])
+    return _next(state, {"kind": "entered", "seat": data["seat"]},
+                 {"players": _seated(state, Player(p.seat, p.name, p.hand, hunts, True))})
+
+
+def _round_scored(state: VampirState, data: Mapping[str, Any]) -> VampirState:
+    line = {"kind": "scored", "round": data["round"], "winners": data["winners"]}
+    return _next(state, line, {"scores": (*state.scores, dict(data)), "phase": "over" if data["final"] else "scored"})
+
+
+def _hunt_laid(state: VampirState, data: Mapping[str, Any]) -> VampirState:
     """V-T1b, V-T2, V-H3 in one event (so an undo never stops halfway): a taken location's pile and
-    the cards from hand make the hunt; an old hunt of its colour leaves the game."""
+    the cards from hand make the hunt; an old hunt of its colour leaves the game. Its public line
+    tells the hunt's size and heads, and what was taken (a count)."""
+    hunt = _laid(data)
     taken = data.get("taken")
+    took = {"location": taken["location"], "cards": len(taken["cards"]),
+            "heads": sum(map(HEADS.__getitem__, taken["cards"]))} if taken else None
+    line = {"kind": "hunted", "seat": data["seat"], "colour": data["colour"], "size": hunt.size,
+            "hunt_heads": hunt.heads, "taken": took, "replaced": data.get("replaced")}
     player = state.player(data["seat"])
     old = player.hunt(hunt.colour)
     piles = {**state.piles, taken["location"]: ()} if taken else state.piles
-    return _next(state, line, hunts_laid=state.hunts_laid + 1, stage="hunting", piles=piles,
-                 removed=state.removed + (old.cards if old is not None else ()),
-                 players=_with_player(state, player.seat, lambda p: _player(
-                     p, hand=_without(p.hand, data["cards"]),
-                     hunts=(*(h for h in p.hunts if h is not old), hunt))))
+    hunts = player.hunts if old is None else tuple([h for h in player.hunts if h is not old])
+    laid = Player(player.seat, player.name, _without(player.hand, data["cards"]), (*hunts, hunt), player.entered)
+    return _next(state, line, {"hunts_laid": state.hunts_laid + 1, "stage": "hunting", "piles": piles,
+                               "removed": state.removed + (old.cards if old is not None else ()),
+                               "players": _seated(state, laid)})
+
+
+EVOLUTIONS: dict[str, Evolution] = {
+    "round_begun": _round_begun,
+    "starter_chosen": _starter_chosen,
+    "cards_drawn": _cards_drawn,
+    "card_discarded": _card_discarded,
+    "turn_passed": _turn_passed,
+    "hunt_laid": _hunt_laid,
+    "round_ended": _round_ended,
+    "hunts_entered": _hunts_entered,
+    "round_scored": _round_scored,
+}
+
+
+def _unknown(state: VampirState, data: Mapping[str, Any]) -> VampirState:
+    return _next(state, None, {})
+
+
+def evolve(state: VampirState, event: Event) -> VampirState:
+    """The state after one event: its kind's evolution, looked up once (every event of every game
+    goes through here)."""
+    return EVOLUTIONS.get(event.type, _unknown)(state, event.data)
 
 
 def is_over(state: VampirState) -> bool:

@@ -75,6 +75,8 @@ STARTERS = tuple(next(c.number for c in CARDS if c.colour == colour) for colour 
 """The one-head card of each colour laid under its location at setup (V-S2)."""
 COLOUR_OF = tuple(card.colour for card in CARDS)
 """Each card's colour by number (None for a joker), read without going through its Card."""
+HEADS = tuple(card.heads for card in CARDS)
+"""Each card's heads by number."""
 
 
 def colour_counts(cards: Iterable[int]) -> dict[str | None, int]:
@@ -113,12 +115,11 @@ class Hunt:
         """The hunt of these cards: its one-head and two-head cards of a colour, and its jokers."""
         one = two = jokers = 0
         for number in cards:
-            card = CARDS[number]
-            if card.joker:
+            if COLOUR_OF[number] is None:
                 jokers += 1
-            elif card.heads == 1:
+            elif HEADS[number] == 1:
                 one += 1
-            elif card.heads == 2:
+            elif HEADS[number] == 2:
                 two += 1
         return cls(colour, one, two, jokers, cards)
 
@@ -140,7 +141,10 @@ class Player:
     """With physical cards: this player's hunts of the round are entered."""
 
     def hunt(self, colour: str) -> Hunt | None:
-        return next((h for h in self.hunts if h.colour == colour), None)
+        for hunt in self.hunts:  # a loop: next() over a generator costs three times as much
+            if hunt.colour == colour:
+                return hunt
+        return None
 
     def heads(self) -> int:
         return sum(h.heads for h in self.hunts)

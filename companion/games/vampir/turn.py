@@ -131,10 +131,10 @@ def _tell_draw(story: _Turn, actor: Viewer, args: Args) -> None:
 
 def _check_discard(state: VampirState, actor: Viewer, args: Args) -> Rejection | None:
     """V-T1a: a card under its own colour's location; a joker under the one its player names."""
-    cards = _hand_cards(state, _seat(actor), [args.get("card")])
-    if isinstance(cards, Rejection):
-        return cards
-    card = CARDS[cards[0]]
+    number = card_number(state, args.get("card"))
+    if number is None or number not in state.player(_seat(actor)).hand:
+        return Rejection("not_in_hand")
+    card = CARDS[number]
     location = args.get("location")
     if card.joker:
         return None if location in COLOURS else Rejection("joker_needs_location")
@@ -257,5 +257,5 @@ MOVES: dict[str, Move[VampirState, _Turn]] = {
 }
 
 
-def story(state: VampirState, at_us: int, rng: RandomSource) -> _Turn:
-    return _Turn(state, at_us, rng)
+story: Callable[[VampirState, int, RandomSource], _Turn] = _Turn
+"""The story every command tells: the class itself, made without a call in between."""

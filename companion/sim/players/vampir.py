@@ -45,12 +45,25 @@ class Played:
     """The illegal commands tried, by what was wrong, then by the code they were refused with."""
 
 
+@functools.lru_cache(maxsize=16)
+def _names(round_number: int) -> tuple[str, ...]:
+    """Every card's token in one round, by card number: the player names cards at nearly every move."""
+    return tuple(card.token(round_number) for card in CARDS)
+
+
+@functools.lru_cache(maxsize=16)
+def _cards_named(round_number: int) -> dict[str, int]:
+    """The card each token of one round names, for reading a command back."""
+    return {name: number for number, name in enumerate(_names(round_number))}
+
+
 def token(state: VampirState, card: int, round_number: int | None = None) -> str:
-    return CARDS[card].token(state.round if round_number is None else round_number)
+    return _names(state.round if round_number is None else round_number)[card]
 
 
 def tokens(state: VampirState, cards: Sequence[int]) -> list[str]:
-    return [token(state, c) for c in cards]
+    names = _names(state.round)
+    return [names[c] for c in cards]
 
 
 # -- the rules as the test reads them --------------------------------------------------------------
@@ -59,12 +72,15 @@ def named_cards(state: VampirState, owner: int, names: Any) -> list[int] | None:
     """The distinct cards of the owner's hand these names give, by this round's tokens; None if any isn't one."""
     if not isinstance(names, list):
         return None
-    round_number = state.round
-    by_name = {CARDS[c].token(round_number): c for c in state.player(owner).hand}
-    cards = [by_name.get(n) if isinstance(n, str) else None for n in names]
-    if any(c is None for c in cards) or len(set(cards)) != len(cards):
-        return None
-    return [c for c in cards if c is not None]
+    by_name = _cards_named(state.round)
+    hand = state.player(owner).hand
+    cards = []
+    for name in names:
+        card = by_name.get(name) if isinstance(name, str) else None
+        if card is None or card not in hand:
+            return None
+        cards.append(card)
+    return cards if len(set(cards)) == len(cards) else None
 
 
 def _may_lay(state: VampirState, owner: int, colour: str, args: Mapping[str, Any]) -> bool:
@@ -93,7 +109,7 @@ def legal_entry(hunts: Any) -> bool:
 
 def legal(state: VampirState, actor: Viewer, command: Command) -> bool:
     """Whether the rules allow this command now, read from rules/vampir.md independently of turn.py."""
-    if state.phase == "over" or not isinstance(command.args, Mapping):
+    if state.phase == "over" or (type(command.args) is not dict and not isinstance(command.args, Mapping)):
         return False
     if actor.kind == "seat" and not state.seated(actor.seat):
         return False
@@ -156,10 +172,8 @@ def _hunt_from(rnd: random.Random, own: list[int], jokers: list[int], at_least: 
             return chosen
 
 
-def _hunt_colours(counts: Mapping[str | None, int]) -> list[str]:
-    """The colours a hand with these colour counts could hunt in."""
-    jokers = counts.get(None, 0)
-    return [colour for colour in COLOURS if (n := counts.get(colour, 0)) and n + jokers >= 3]
+def _jokers(hand: Sequence[int]) -> list[int]:
+    return [c for c in hand if COLOUR_OF[c] is None]
 
 
 def _with_replace(state: VampirState, rnd: random.Random, colour: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -170,20 +184,26 @@ def _with_replace(state: VampirState, rnd: random.Random, colour: str, args: dic
     return args
 
 
+DRAW = Command("draw")
+END_TURN = Command("end_turn")
+"""The moves with no arguments, made once (a command is a value)."""
+
+
 def turn_move(state: VampirState, rnd: random.Random) -> Command:
     """The current player's move: taking a location or hunting now and then, else drawing and discarding."""
     me = state.current
     assert me is not None
     player = state.player(me)
-    jokers = [c for c in player.hand if COLOUR_OF[c] is None]
-    held = {h.colour for h in player.hunts}
     counts = colour_counts(player.hand)
-    hunts = [colour for colour in _hunt_colours(counts) if colour not in held or rnd.random() < 0.3]
+    jokers = counts.get(None, 0)
+    held = {h.colour for h in player.hunts}
+    hunts = [colour for colour in COLOURS if (n := counts.get(colour, 0)) and n + jokers >= 3
+             and (colour not in held or rnd.random() < 0.3)]
     if state.stage == "choose":
         # A pile of jokers alone is taken with at least one card of its colour from hand (ambiguity 5).
         piles = state.piles
         takes = [colour for colour in COLOURS if (pile := piles[colour])
-                 and len(pile) + counts.get(colour, 0) + len(jokers) >= 3
+                 and len(pile) + counts.get(colour, 0) + jokers >= 3
                  and (colour in counts or colour in map(COLOUR_OF.__getitem__, pile))
                  and (colour not in held or rnd.random() < 0.3)]
         of_jokers = [colour for colour in takes if not any(map(COLOUR_OF.__getitem__, piles[colour]))]
@@ -192,16 +212,16 @@ def turn_move(state: VampirState, rnd: random.Random) -> Command:
             colour = rnd.choice(chosen)
             own = [c for c in player.hand if COLOUR_OF[c] == colour]
             coloured = colour in of_jokers
-            cards = _hunt_from(rnd, own, jokers, 3 - len(state.piles[colour]), coloured)
+            cards = _hunt_from(rnd, own, _jokers(player.hand), 3 - len(state.piles[colour]), coloured)
             return Command("take", _with_replace(state, rnd, colour, {"location": colour,
                                                                      "cards": tokens(state, cards)}))
-        return Command("draw")
+        return DRAW
     if hunts and rnd.random() < (0.6 if state.stage == "drawn" else 0.4):
         colour = rnd.choice(hunts)
-        cards = _hunt_from(rnd, [c for c in player.hand if CARDS[c].colour == colour], jokers, 3, True)
+        cards = _hunt_from(rnd, [c for c in player.hand if COLOUR_OF[c] == colour], _jokers(player.hand), 3, True)
         return Command("hunt", _with_replace(state, rnd, colour, {"cards": tokens(state, cards)}))
     if state.stage != "drawn":
-        return Command("end_turn")
+        return END_TURN
     card = rnd.choice(player.hand)
     args: dict[str, Any] = {"card": token(state, card)}
     if CARDS[card].joker:  # often under a location emptied by a take: its jokers alone may make a hunt
@@ -234,8 +254,8 @@ def _anyone(seats: tuple[int, ...]) -> tuple[Viewer, ...]:
 
 def next_move(state: VampirState, rnd: random.Random, steps: int) -> tuple[Viewer, Command]:
     """Who acts now and a legal command they send."""
-    players = [p.seat for p in state.players]
-    anyone = rnd.choice(_anyone(tuple(players)))
+    players = state.order  # the seats in seat order, as the players are
+    anyone = rnd.choice(_anyone(players))
     if state.phase == "starter":
         return HOST, Command("choose_starter", {"seat": rnd.choice(players)})
     if state.phase == "scored":
