@@ -34,6 +34,15 @@ _SHOWN: dict[str, tuple[str, ...]] = {
 }
 """What each happening shows of its event's data."""
 
+POST_UNCHANGED = frozenset({"ready", "voted", "sanctuary_chosen", "room_chosen", "rooms_settled", "room_settled",
+                            "positions_posted", "action_chosen", "torture_asked", "disguise_chosen", "night_prepared",
+                            "objects_dealt", "clock_paused", "clock_resumed", "clock_extended", "clock_held",
+                            "phase_timed_out", "vampire_named"})
+"""The events that change nothing the message rules read (the phase, the night, the roles, who
+lives or fled, last night's waltzes and boudoir, the letters): the post and whom each player may
+write to stay those of the state before, so they are handed on rather than worked out again."""
+_POST_CACHES = ("post", "writers")
+
 Changes = dict[str, Any]
 """The fields an event changes, with their new values."""
 Data = Mapping[str, Any]
@@ -274,7 +283,12 @@ def evolve(state: DraculaState, event: Event) -> DraculaState:
     changes = handler(state, event.data)
     if event.type in PUBLIC_HAPPENINGS:
         changes["happenings"] = (_public_part(event.type, event.data), *state.happenings)[:RECENT]
-    return with_changes(state, changes)
+    after = with_changes(state, changes)
+    if event.type in POST_UNCHANGED:
+        for key in _POST_CACHES:
+            if key in state.wall:
+                after.wall[key] = state.wall[key]
+    return after
 
 
 def is_over(state: DraculaState) -> bool:

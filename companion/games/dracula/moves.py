@@ -29,9 +29,8 @@ def _unpaused(state: DraculaState) -> Rejection | None:
 
 def _awaited(state: DraculaState, actor: Viewer) -> Rejection | None:
     """The phase waits on this player's answer (and has not had it yet)."""
-    refused = _unpaused(state)
-    if refused:
-        return refused
+    if state.paused():
+        return Rejection("clock_paused")
     if not awaits(state, actor.seat):
         return Rejection("already_answered" if _answered(state, actor.seat) else "nothing_asked_of_you")
     return None

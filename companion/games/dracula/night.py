@@ -186,6 +186,12 @@ def resolve(night: Night) -> Outcome:
     Dracula's missing bite on night 1 is the one exception: his deadline may pass with no bite, and
     the night still ends."""
     _check(night)
+    return outcome(night)
+
+
+def outcome(night: Night) -> Outcome:
+    """`resolve` of a night known to be legal: the state machine checked every action as it came
+    (`action_problem`), and a default is always legal, so it need not check the whole night again."""
     by_seat = {s.seat: s for s in night.sleepers}
     report = _Report({room: sorted(s.seat for s in night.sleepers if s.room == room) for room in ROOMS})
 

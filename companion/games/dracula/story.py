@@ -189,7 +189,7 @@ class DraculaStory(Story[DraculaState]):
     def resolve(self) -> None:
         """D-5: the night's outcome; a person GM confirms it before anyone is told."""
         night = self.night()
-        outcome = night_rules.resolve(night)
+        outcome = night_rules.outcome(night)
         data = outcome_json(self.state, outcome, night_rules.treasure_rooms(night) if self.state.night < NIGHTS else ())
         if self.state.options["gm"] == "person":
             self.tell("night_prepared", data)
