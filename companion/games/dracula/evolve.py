@@ -42,6 +42,10 @@ POST_UNCHANGED = frozenset({"ready", "voted", "sanctuary_chosen", "room_chosen",
 lives or fled, last night's waltzes and boudoir, the letters): the post and whom each player may
 write to stay those of the state before, so they are handed on rather than worked out again."""
 _POST_CACHES = ("post", "writers")
+POSITIONS_UNCHANGED = frozenset({"action_chosen", "clock_paused", "clock_resumed", "clock_extended", "clock_held",
+                                 "phase_timed_out"})
+"""The events of the actions phase that move nobody and change no nature, object or snooped room:
+the night the actions are checked against (story.positions_of) is handed on."""
 
 Changes = dict[str, Any]
 """The fields an event changes, with their new values."""
@@ -89,13 +93,13 @@ def _phase_begun(state: DraculaState, data: Data) -> Changes:
         changes.update(players=_everyone(state, _new_day), ballots=(), tally=None, sanctuary=(), positions=None,
                        tortured=(), torture_answers=frozenset(), disguised=None)
     else:
-        changes["players"] = _everyone(state, _unready)
+        changes["players"] = _unready(state.players)
     return changes
 
 
-def _unready(p: Player) -> Player:
+def _unready(players: tuple[Player, ...]) -> tuple[Player, ...]:
     """Nobody has answered a phase that begins (a player who was not ready stays as is)."""
-    return changed(p, ready=False) if p.ready else p
+    return tuple([changed(p, ready=False) if p.ready else p for p in players])
 
 
 def _new_day(p: Player) -> Player:
@@ -288,6 +292,8 @@ def evolve(state: DraculaState, event: Event) -> DraculaState:
         for key in _POST_CACHES:
             if key in state.wall:
                 after.wall[key] = state.wall[key]
+    if event.type in POSITIONS_UNCHANGED and "positions" in state.wall:
+        after.wall["positions"] = state.wall["positions"]
     return after
 
 

@@ -17,7 +17,7 @@ from companion.games.dracula import vote as vote_rules
 from companion.games.dracula.options import ROOMS
 from companion.games.dracula.rules import deal, eligible
 from companion.games.dracula.state import DraculaState
-from companion.games.dracula.story import DraculaStory, awaits, night_of, story, votes_today
+from companion.games.dracula.story import DraculaStory, awaits, positions_of, story, votes_today
 from companion.games.options import whole
 
 MAX_EXTEND_S = 600
@@ -178,7 +178,7 @@ def action_problem(state: DraculaState, seat: int, bite: int | None, snoop: bool
                    treasure: bool) -> str | None:
     """The night's rule, and one case it cannot see: Dracula alone in his room on the first night
     (his own choice ran out of time) cannot bite, so doing nothing is all he can do."""
-    problem = night_rules.action_problem(night_of(state), seat, bite, snoop, target, treasure)
+    problem = night_rules.action_problem(positions_of(state), seat, bite, snoop, target, treasure)
     me = state.player(seat)
     if problem == "dracula_must_bite" and not any(p.room == me.room for p in state.players if p.seat != seat):
         return None
