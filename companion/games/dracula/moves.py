@@ -54,8 +54,9 @@ def _check_ready(state: DraculaState, actor: Viewer, args: Args) -> Rejection | 
 
 def _may_vote(state: DraculaState, seat: int | None) -> bool:
     assert seat is not None
-    return any(vote_rules.ballot_problem(seat, c, [p.seat for p in state.players], _voters(state),
-                                         _ineligible(state), bool(state.options["self_vote"])) is None
+    seats, voters, ineligible = [p.seat for p in state.players], _voters(state), _ineligible(state)
+    self_vote = bool(state.options["self_vote"])
+    return any(vote_rules.ballot_problem(seat, c, seats, voters, ineligible, self_vote) is None
                for c in eligible(state))
 
 
