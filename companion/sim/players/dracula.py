@@ -94,11 +94,11 @@ def send(state: DraculaState, actor: Viewer, command: Command, rnd: random.Rando
         return state, None, refusal.code
     draws = Draws(rnd)
     decision = GAME.decide(state, actor, command, draws)
-    before = state
-    for event, after in zip(decision.events, decision.states, strict=True):
-        if watch is not None:
+    if watch is not None:
+        before = state
+        for event, after in zip(decision.events, decision.states, strict=True):
             watch(before, after, event)
-        before = after
+            before = after
     return decision.states[-1], (actor, command, draws.draws, decision.events), None
 
 
