@@ -52,6 +52,10 @@ POST_UNCHANGED = frozenset({"ready", "voted", "sanctuary_chosen", "room_chosen",
 lives or fled, last night's waltzes and boudoir, the letters): the post and whom each player may
 write to stay those of the state before, so they are handed on rather than worked out again."""
 _POST_CACHES = ("post", "writers")
+OFFERS_UNCHANGED = frozenset({"ready", "voted", "room_chosen", "action_chosen", "disguise_chosen", "clock_paused",
+                              "clock_resumed", "clock_extended", "clock_held", "phase_timed_out", "vampire_named"})
+"""The answers and clock events of a phase, which leave every player's offers as they were (the
+phase, the candidates, the rooms, the natures and objects, the post): views.actions hands them on."""
 POSITIONS_UNCHANGED = frozenset({"action_chosen", "clock_paused", "clock_resumed", "clock_extended", "clock_held",
                                  "phase_timed_out"})
 """The events of the actions phase that move nobody and change no nature, object or snooped room:
@@ -74,7 +78,11 @@ def _everyone(state: DraculaState, change: Callable[[Player], Player]) -> tuple[
 def _public_part(kind: str, data: Data) -> dict[str, Any]:
     """What a happening may show: never the event's secrets (the deal's seat and salt, a night's
     private outcome)."""
-    return {"kind": kind, **{k: data[k] for k in _SHOWN.get(kind, ()) if k in data}}
+    part = {"kind": kind}
+    for key in _SHOWN.get(kind, ()):
+        if key in data:
+            part[key] = data[key]
+    return part
 
 
 def _round_dealt(state: DraculaState, data: Data) -> Changes:
@@ -215,7 +223,7 @@ def _night_resolved(state: DraculaState, data: Data) -> Changes:
 
     def dawn(p: Player) -> Player:
         return revised(p, vampire=p.vampire or p.seat in converted, halves=halves.get(p.seat, p.halves),
-                       snooped=p.snooped | ({snooped[p.seat]} if p.seat in snooped else set()),
+                       snooped=(p.snooped | {snooped[p.seat]}) if p.seat in snooped else p.snooped,
                        news=news.get(p.seat, ()))
 
     return dict(players=_everyone(state, dawn), waltzes=tuple((int(a), int(b)) for a, b in data["waltzes"]),
@@ -304,6 +312,8 @@ def evolve(state: DraculaState, event: Event) -> DraculaState:
                 after.wall[key] = state.wall[key]
     if event.type in POSITIONS_UNCHANGED and "positions" in state.wall:
         after.wall["positions"] = state.wall["positions"]
+    if event.type in OFFERS_UNCHANGED and "offers" in state.wall:
+        after.wall["offers"] = state.wall["offers"]
     return after
 
 

@@ -177,6 +177,8 @@ def writing_time(phase: str) -> bool:
 
 def _reserved(title: str) -> bool:
     """A title that reads as the boudoir's, whatever its case, accents, spacing or punctuation."""
+    if not title:
+        return False  # most messages have no title: nothing to normalise
     plain = "".join(ch for ch in unicodedata.normalize("NFKD", title.casefold()) if not unicodedata.combining(ch))
     words = " ".join(re.findall(r"[^\W_]+", plain))
     return any(reserved in words for reserved in RESERVED_TITLES)

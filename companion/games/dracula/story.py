@@ -63,7 +63,8 @@ def owed(state: DraculaState) -> list[int]:
     if phase in ("roles", "dawn", "dracula") or (phase == "day" and not votes_today(state)):
         return [p.seat for p in players if not p.ready and (phase != "dracula" or p.seat not in state.sanctuary)]
     if phase == "day":
-        return [p.seat for p in players if not state.voted(p.seat) and not p.ready]
+        voters = {b.voter for b in state.ballots}
+        return [p.seat for p in players if p.seat not in voters and not p.ready]
     if phase == "dusk":
         return [p.seat for p in state.in_rooms() if p.choice is None]
     if phase == "maps":

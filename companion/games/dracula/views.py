@@ -363,8 +363,18 @@ def actions(state: DraculaState, viewer: Viewer) -> list[Command]:
     me = viewer.seat
     if viewer.kind != "seat" or me is None or not state.seated(me):
         return []
-    p = state.player(me)
-    commands = _phase_actions(state, p)
+    offers: dict[int, list[Command]] | None = state.wall.get("offers")
+    if offers is None:
+        offers = state.wall["offers"] = {}
+    if me not in offers:
+        offers[me] = _seat_actions(state, me)
+    return list(offers[me])
+
+
+def _seat_actions(state: DraculaState, me: int) -> list[Command]:
+    """A player's offers, made once per state and handed on by the events that change none of them
+    (evolve.OFFERS_UNCHANGED): most answers of a phase leave the others' screens as they were."""
+    commands = _phase_actions(state, state.player(me))
     for to, kind in may_write(state, me):
         commands.append(offered("write", to=to, kind=kind, title="",
                                 text=f"whisper {me} to {to} ({state.round}.{state.night} {state.phase})"))
