@@ -3,7 +3,9 @@ decided. The story (story.py) decides; this only records.
 
 Each event makes one copy of the state (a series tells hundreds of events): its handler returns
 the fields it changes, the public happening among them, and a player is copied only when the
-event changes something of theirs.
+event changes something of theirs. The new state's cache starts empty but for what the event
+cannot have changed: the message rules' post, the players' offers, the night the actions are
+checked against, each handed on by the events that leave it true.
 """
 
 from __future__ import annotations
@@ -51,7 +53,6 @@ POST_UNCHANGED = frozenset({"ready", "voted", "sanctuary_chosen", "room_chosen",
 """The events that change nothing the message rules read (the phase, the night, the roles, who
 lives or fled, last night's waltzes and boudoir, the letters): the post and whom each player may
 write to stay those of the state before, so they are handed on rather than worked out again."""
-_POST_CACHES = ("post", "writers")
 OFFERS_UNCHANGED = frozenset({"ready", "voted", "room_chosen", "action_chosen", "disguise_chosen", "clock_paused",
                               "clock_resumed", "clock_extended", "clock_held", "phase_timed_out", "vampire_named"})
 """The answers and clock events of a phase, which leave every player's offers as they were (the
@@ -60,6 +61,12 @@ POSITIONS_UNCHANGED = frozenset({"action_chosen", "clock_paused", "clock_resumed
                                  "phase_timed_out"})
 """The events of the actions phase that move nobody and change no nature, object or snooped room:
 the night the actions are checked against (story.positions_of) is handed on."""
+_HANDED_ON: dict[str, tuple[str, ...]] = {
+    kind: tuple(key for key, kept in (("post", POST_UNCHANGED), ("writers", POST_UNCHANGED),
+                                      ("offers", OFFERS_UNCHANGED), ("positions", POSITIONS_UNCHANGED))
+                if kind in kept)
+    for kind in POST_UNCHANGED | OFFERS_UNCHANGED | POSITIONS_UNCHANGED}
+"""For each event, the entries of the state's cache (`wall`) still true after it."""
 
 Changes = dict[str, Any]
 """The fields an event changes, with their new values."""
@@ -306,14 +313,9 @@ def evolve(state: DraculaState, event: Event) -> DraculaState:
     if event.type in PUBLIC_HAPPENINGS:
         changes["happenings"] = (_public_part(event.type, event.data), *state.happenings)[:RECENT]
     after = revised(state, **changes)
-    if event.type in POST_UNCHANGED:
-        for key in _POST_CACHES:
-            if key in state.wall:
-                after.wall[key] = state.wall[key]
-    if event.type in POSITIONS_UNCHANGED and "positions" in state.wall:
-        after.wall["positions"] = state.wall["positions"]
-    if event.type in OFFERS_UNCHANGED and "offers" in state.wall:
-        after.wall["offers"] = state.wall["offers"]
+    for key in _HANDED_ON.get(event.type, ()):
+        if key in state.wall:
+            after.wall[key] = state.wall[key]
     return after
 
 

@@ -192,6 +192,8 @@ class DraculaState(Seated[Player]):
     """Each finished round: its Dracula (revealed, with the seal's salt), its points and deaths."""
     happenings: tuple[Mapping[str, Any], ...] = ()
     wall: dict[str, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
+    """What the rules work out from this state, kept for its other questions (companion/games/
+    picture.py); evolve hands on the entries an event cannot have changed."""
 
     @property
     def dracula(self) -> int:
