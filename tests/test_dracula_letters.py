@@ -3,6 +3,7 @@ and refused, and the limits on what a message may hold."""
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import replace
 
 import pytest
@@ -260,6 +261,15 @@ def test_a_message_needs_text_within_its_limits() -> None:
 ])
 def test_control_characters_are_refused(title: str, text: str) -> None:
     assert text_problem(title, text) == "control_characters"
+
+
+def test_the_refused_characters_are_unicodes_controls_surrogates_and_direction_marks() -> None:
+    bidi = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f")
+    for code in range(0x10000):
+        ch = chr(code)
+        unsafe = unicodedata.category(ch) in ("Cc", "Cs") or ch in bidi
+        assert (text_problem("", f"x{ch}") == "control_characters") == (unsafe and ch != "\n"), hex(code)
+        assert (text_problem(f"t{ch}", "x") == "control_characters") == unsafe, hex(code)
 
 
 @pytest.mark.parametrize("title", ["Lettre du boudoir", "« LETTRE DU BOUDOIR »", "lettre  du   boudoir !",

@@ -3,7 +3,9 @@ decided. The story (story.py) decides; this only records.
 
 Each event makes one copy of the state (a series tells hundreds of events): its handler returns
 the fields it changes, the public happening among them, and a player is copied only when the
-event changes something of theirs.
+event changes something of theirs. The new state's cache starts empty but for what the event
+cannot have changed: the message rules' post, the players' offers, the night the actions are
+checked against, each handed on by the events that leave it true.
 """
 
 from __future__ import annotations
@@ -12,8 +14,18 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from companion.games.base import Event
-from companion.games.dracula.state import RECENT, Action, Ballot, Choice, Clock, DraculaState, Letter, Player
-from companion.games.states import changed, with_changes
+from companion.games.dracula.state import (
+    RECENT,
+    Action,
+    Ballot,
+    Choice,
+    Clock,
+    DraculaState,
+    Letter,
+    Player,
+    revised,
+)
+from companion.games.states import changed
 
 PUBLIC_HAPPENINGS = frozenset({"round_dealt", "phase_begun", "voted", "sanctuary_chosen", "positions_posted",
                                "night_resolved", "stance_taken", "final_resolved", "round_ended", "clock_paused",
@@ -34,6 +46,28 @@ _SHOWN: dict[str, tuple[str, ...]] = {
 }
 """What each happening shows of its event's data."""
 
+POST_UNCHANGED = frozenset({"ready", "voted", "sanctuary_chosen", "room_chosen", "rooms_settled", "room_settled",
+                            "positions_posted", "action_chosen", "torture_asked", "disguise_chosen", "night_prepared",
+                            "objects_dealt", "clock_paused", "clock_resumed", "clock_extended", "clock_held",
+                            "phase_timed_out", "vampire_named"})
+"""The events that change nothing the message rules read (the phase, the night, the roles, who
+lives or fled, last night's waltzes and boudoir, the letters): the post and whom each player may
+write to stay those of the state before, so they are handed on rather than worked out again."""
+OFFERS_UNCHANGED = frozenset({"ready", "voted", "room_chosen", "action_chosen", "disguise_chosen", "clock_paused",
+                              "clock_resumed", "clock_extended", "clock_held", "phase_timed_out", "vampire_named"})
+"""The answers and clock events of a phase, which leave every player's offers as they were (the
+phase, the candidates, the rooms, the natures and objects, the post): views.actions hands them on."""
+POSITIONS_UNCHANGED = frozenset({"action_chosen", "clock_paused", "clock_resumed", "clock_extended", "clock_held",
+                                 "phase_timed_out"})
+"""The events of the actions phase that move nobody and change no nature, object or snooped room:
+the night the actions are checked against (story.positions_of) is handed on."""
+_HANDED_ON: dict[str, tuple[str, ...]] = {
+    kind: tuple(key for key, kept in (("post", POST_UNCHANGED), ("writers", POST_UNCHANGED),
+                                      ("offers", OFFERS_UNCHANGED), ("positions", POSITIONS_UNCHANGED))
+                if kind in kept)
+    for kind in POST_UNCHANGED | OFFERS_UNCHANGED | POSITIONS_UNCHANGED}
+"""For each event, the entries of the state's cache (`wall`) still true after it."""
+
 Changes = dict[str, Any]
 """The fields an event changes, with their new values."""
 Data = Mapping[str, Any]
@@ -41,7 +75,7 @@ Data = Mapping[str, Any]
 
 def _player(state: DraculaState, seat: int, **changes: Any) -> tuple[Player, ...]:
     """The players, one of them changed."""
-    return tuple([with_changes(p, changes) if p.seat == seat else p for p in state.players])
+    return tuple([revised(p, **changes) if p.seat == seat else p for p in state.players])
 
 
 def _everyone(state: DraculaState, change: Callable[[Player], Player]) -> tuple[Player, ...]:
@@ -51,7 +85,11 @@ def _everyone(state: DraculaState, change: Callable[[Player], Player]) -> tuple[
 def _public_part(kind: str, data: Data) -> dict[str, Any]:
     """What a happening may show: never the event's secrets (the deal's seat and salt, a night's
     private outcome)."""
-    return {"kind": kind, **{k: data[k] for k in _SHOWN.get(kind, ()) if k in data}}
+    part = {"kind": kind}
+    for key in _SHOWN.get(kind, ()):
+        if key in data:
+            part[key] = data[key]
+    return part
 
 
 def _round_dealt(state: DraculaState, data: Data) -> Changes:
@@ -80,17 +118,17 @@ def _phase_begun(state: DraculaState, data: Data) -> Changes:
         changes.update(players=_everyone(state, _new_day), ballots=(), tally=None, sanctuary=(), positions=None,
                        tortured=(), torture_answers=frozenset(), disguised=None)
     else:
-        changes["players"] = _everyone(state, _unready)
+        changes["players"] = _unready(state.players)
     return changes
 
 
-def _unready(p: Player) -> Player:
+def _unready(players: tuple[Player, ...]) -> tuple[Player, ...]:
     """Nobody has answered a phase that begins (a player who was not ready stays as is)."""
-    return changed(p, ready=False) if p.ready else p
+    return tuple([revised(p, ready=False) if p.ready else p for p in players])
 
 
 def _new_day(p: Player) -> Player:
-    return changed(p, ready=False, last_room=p.room or p.last_room, room=None, choice=None, action=None, used=None)
+    return revised(p, ready=False, last_room=p.room or p.last_room, room=None, choice=None, action=None, used=None)
 
 
 def _still_late(state: DraculaState) -> tuple[int, ...]:
@@ -133,7 +171,7 @@ def _voted(state: DraculaState, data: Data) -> Changes:
 
 def _sanctuary_chosen(state: DraculaState, data: Data) -> Changes:
     chosen = tuple(int(s) for s in data["chosen"])
-    players = tuple(changed(p, sanctuary_nights=p.sanctuary_nights + 1) if p.seat in chosen else p
+    players = tuple(revised(p, sanctuary_nights=p.sanctuary_nights + 1) if p.seat in chosen else p
                     for p in state.players)
     return dict(players=players, sanctuary=chosen, tally=dict(data["tally"]))
 
@@ -146,7 +184,7 @@ def _room_chosen(state: DraculaState, data: Data) -> Changes:
 
 def _rooms_settled(state: DraculaState, data: Data) -> Changes:
     rooms = {int(seat): room for seat, room in data["rooms"].items()}
-    return dict(players=_everyone(state, lambda p: changed(p, room=rooms[p.seat]) if p.seat in rooms else p))
+    return dict(players=_everyone(state, lambda p: revised(p, room=rooms[p.seat]) if p.seat in rooms else p))
 
 
 def _room_settled(state: DraculaState, data: Data) -> Changes:
@@ -158,7 +196,7 @@ def _positions_posted(state: DraculaState, data: Data) -> Changes:
 
     def placed(p: Player) -> Player:
         used = p.obj if p.choice is not None and p.choice.use and p.seat in rooms else None
-        return changed(p, room=rooms.get(p.seat), used=used, obj=None if used else p.obj)
+        return revised(p, room=rooms.get(p.seat), used=used, obj=None if used else p.obj)
 
     return dict(players=_everyone(state, placed), positions={str(s): r for s, r in sorted(rooms.items())})
 
@@ -191,8 +229,8 @@ def _night_resolved(state: DraculaState, data: Data) -> Changes:
     news = {int(s): tuple(n) for s, n in data["notices"].items()}
 
     def dawn(p: Player) -> Player:
-        return changed(p, vampire=p.vampire or p.seat in converted, halves=halves.get(p.seat, p.halves),
-                       snooped=p.snooped | ({snooped[p.seat]} if p.seat in snooped else set()),
+        return revised(p, vampire=p.vampire or p.seat in converted, halves=halves.get(p.seat, p.halves),
+                       snooped=(p.snooped | {snooped[p.seat]}) if p.seat in snooped else p.snooped,
                        news=news.get(p.seat, ()))
 
     return dict(players=_everyone(state, dawn), waltzes=tuple((int(a), int(b)) for a, b in data["waltzes"]),
@@ -202,7 +240,7 @@ def _night_resolved(state: DraculaState, data: Data) -> Changes:
 
 def _objects_dealt(state: DraculaState, data: Data) -> Changes:
     objects = {int(s): kind for s, kind in data["objects"].items()}
-    return dict(players=_everyone(state, lambda p: changed(p, obj=objects[p.seat]) if p.seat in objects else p))
+    return dict(players=_everyone(state, lambda p: revised(p, obj=objects[p.seat]) if p.seat in objects else p))
 
 
 def _letter_sent(state: DraculaState, data: Data) -> Changes:
@@ -223,12 +261,12 @@ def _vampire_named(state: DraculaState, data: Data) -> Changes:
 def _final_resolved(state: DraculaState, data: Data) -> Changes:
     dead = {int(s) for s in data["dead"]}
     halves = {int(s): int(h) for s, h in data["halves"].items()}
-    players = _everyone(state, lambda p: changed(p, alive=p.seat not in dead, halves=halves.get(p.seat, p.halves)))
+    players = _everyone(state, lambda p: revised(p, alive=p.seat not in dead, halves=halves.get(p.seat, p.halves)))
     return dict(players=players, final=dict(data))
 
 
 def _round_ended(state: DraculaState, data: Data) -> Changes:
-    return dict(players=_everyone(state, lambda p: changed(p, total_halves=p.total_halves + p.halves)),
+    return dict(players=_everyone(state, lambda p: revised(p, total_halves=p.total_halves + p.halves)),
                 phase="round_over", step=state.step + 1, clock=None, timed_out=_still_late(state),
                 rounds_done=(*state.rounds_done, dict(data)))
 
@@ -274,7 +312,11 @@ def evolve(state: DraculaState, event: Event) -> DraculaState:
     changes = handler(state, event.data)
     if event.type in PUBLIC_HAPPENINGS:
         changes["happenings"] = (_public_part(event.type, event.data), *state.happenings)[:RECENT]
-    return with_changes(state, changes)
+    after = revised(state, **changes)
+    for key in _HANDED_ON.get(event.type, ()):
+        if key in state.wall:
+            after.wall[key] = state.wall[key]
+    return after
 
 
 def is_over(state: DraculaState) -> bool:

@@ -17,7 +17,7 @@ from companion.games.dracula import vote as vote_rules
 from companion.games.dracula.options import ROOMS
 from companion.games.dracula.rules import deal, eligible
 from companion.games.dracula.state import DraculaState
-from companion.games.dracula.story import DraculaStory, awaits, night_of, story, votes_today
+from companion.games.dracula.story import DraculaStory, awaits, positions_of, story, votes_today
 from companion.games.options import whole
 
 MAX_EXTEND_S = 600
@@ -29,9 +29,8 @@ def _unpaused(state: DraculaState) -> Rejection | None:
 
 def _awaited(state: DraculaState, actor: Viewer) -> Rejection | None:
     """The phase waits on this player's answer (and has not had it yet)."""
-    refused = _unpaused(state)
-    if refused:
-        return refused
+    if state.paused():
+        return Rejection("clock_paused")
     if not awaits(state, actor.seat):
         return Rejection("already_answered" if _answered(state, actor.seat) else "nothing_asked_of_you")
     return None
@@ -55,8 +54,9 @@ def _check_ready(state: DraculaState, actor: Viewer, args: Args) -> Rejection | 
 
 def _may_vote(state: DraculaState, seat: int | None) -> bool:
     assert seat is not None
-    return any(vote_rules.ballot_problem(seat, c, [p.seat for p in state.players], _voters(state),
-                                         _ineligible(state), bool(state.options["self_vote"])) is None
+    seats, voters, ineligible = [p.seat for p in state.players], _voters(state), _ineligible(state)
+    self_vote = bool(state.options["self_vote"])
+    return any(vote_rules.ballot_problem(seat, c, seats, voters, ineligible, self_vote) is None
                for c in eligible(state))
 
 
@@ -179,7 +179,7 @@ def action_problem(state: DraculaState, seat: int, bite: int | None, snoop: bool
                    treasure: bool) -> str | None:
     """The night's rule, and one case it cannot see: Dracula alone in his room on the first night
     (his own choice ran out of time) cannot bite, so doing nothing is all he can do."""
-    problem = night_rules.action_problem(night_of(state), seat, bite, snoop, target, treasure)
+    problem = night_rules.action_problem(positions_of(state), seat, bite, snoop, target, treasure)
     me = state.player(seat)
     if problem == "dracula_must_bite" and not any(p.room == me.room for p in state.players if p.seat != seat):
         return None

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -126,8 +126,9 @@ def map_sight(rooms: Mapping[int, str | None], map_users: frozenset[int], seat: 
 def treasure_rooms(night: Night) -> tuple[str, ...]:
     """The least visited night rooms (D-T1, 6.8 item 13), where the next night's treasure lies:
     visitors counted in the final rooms, an empty room is least, ties give several rooms."""
-    visits = Counter(s.room for s in night.sleepers if s.room is not None)
-    fewest = min(visits[room] for room in ROOMS)
+    rooms = [s.room for s in night.sleepers]
+    visits = {room: rooms.count(room) for room in ROOMS}
+    fewest = min(visits.values())
     return tuple(room for room in ROOMS if visits[room] == fewest)
 
 
@@ -173,7 +174,7 @@ def action_problem(night: Night, seat: int, bite: int | None = None, snoop: bool
 def tortured(night: Night) -> frozenset[int]:
     """The seats tortured this night (D-S4: >= 2 snoopers on them in the torture room), so the state
     machine can ask Dracula to pass for human BEFORE resolving."""
-    return frozenset(_targeted(night, "torture"))
+    return frozenset(_targeted(_in_seat_order(night.sleepers), "torture"))
 
 
 # -- resolution ---------------------------------------------------------------------------------------
@@ -186,20 +187,27 @@ def resolve(night: Night) -> Outcome:
     Dracula's missing bite on night 1 is the one exception: his deadline may pass with no bite, and
     the night still ends."""
     _check(night)
+    return outcome(night)
+
+
+def outcome(night: Night) -> Outcome:
+    """`resolve` of a night known to be legal: the state machine checked every action as it came
+    (`action_problem`), and a default is always legal, so it need not check the whole night again."""
     by_seat = {s.seat: s for s in night.sleepers}
     report = _Report({room: sorted(s.seat for s in night.sleepers if s.room == room) for room in ROOMS})
+    ordered = _in_seat_order(night.sleepers)
 
-    spent = _log_snoops(night, report)
+    spent = _log_snoops(ordered, report)
     waltzes = _waltzes(night, report)
     boudoir = frozenset(s.seat for s in night.sleepers if s.snoop and s.room == "boudoir")
-    caged = _cage(night, report)
-    torture = _torture(night, report)
+    caged = _cage(ordered, report)
+    torture = _torture(night, ordered, report)
 
     partners = {a: b for pair in waltzes for a, b in (pair, pair[::-1])}
-    points, converted = _bites(night, by_seat, partners, caged, report)
-    _treasure(night, converted, points, report)
+    points, converted = _bites(night, ordered, by_seat, partners, caged, report)
+    _treasure(night, ordered, converted, points, report)
 
-    _dawn(night, by_seat, converted, boudoir, report)
+    _dawn(night, ordered, by_seat, converted, boudoir, report)
     return Outcome(
         converted=converted, points=points, snooped=spent, waltzes=waltzes, boudoir=boudoir,
         caged=caged, tortured=torture,
@@ -223,11 +231,11 @@ class _Report:
         self.log[room].append({"kind": kind, **params})
 
 
-def _log_snoops(night: Night, report: _Report) -> dict[int, str]:
+def _log_snoops(ordered: Sequence[Sleeper], report: _Report) -> dict[int, str]:
     """Every snoop is seen in its room, and spends the room's once-per-round snoop (6.8 item 6),
     failed or not."""
     spent: dict[int, str] = {}
-    for s in _in_seat_order(night.sleepers):
+    for s in ordered:
         if s.snoop and s.room is not None:
             report.see(s.room, "snoop", by=s.seat, target=s.snoop_target)
             spent[s.seat] = s.room
@@ -245,18 +253,18 @@ def _waltzes(night: Night, report: _Report) -> tuple[tuple[int, int], ...]:
     return pairs
 
 
-def _targeted(night: Night, room: str) -> dict[int, list[int]]:
+def _targeted(ordered: Sequence[Sleeper], room: str) -> dict[int, list[int]]:
     """Targets of >= 2 snoopers in `room`, each with its snoopers (the successful ones), by seat."""
     aims: dict[int, list[int]] = {}
-    for s in _in_seat_order(night.sleepers):
+    for s in ordered:
         if s.snoop and s.room == room and s.snoop_target is not None:
             aims.setdefault(s.snoop_target, []).append(s.seat)
     return {target: by for target, by in sorted(aims.items()) if len(by) >= TORTURE_SNOOPERS}
 
 
-def _cage(night: Night, report: _Report) -> frozenset[int]:
+def _cage(ordered: Sequence[Sleeper], report: _Report) -> frozenset[int]:
     """D-S3: the jails' successful snoopers learn the cage; the caged player is not told (6.5)."""
-    cages = _targeted(night, "jails")
+    cages = _targeted(ordered, "jails")
     for target, snoopers in cages.items():
         report.see("jails", "caged", seat=target)
         for seat in snoopers:
@@ -264,10 +272,10 @@ def _cage(night: Night, report: _Report) -> frozenset[int]:
     return frozenset(cages)
 
 
-def _torture(night: Night, report: _Report) -> frozenset[int]:
+def _torture(night: Night, ordered: Sequence[Sleeper], report: _Report) -> frozenset[int]:
     """D-S4 and 6.8 item 7: every torturer learns the nature the target had when the night began
     (Dracula may pass for human); the target learns it was tortured, not by whom."""
-    victims = _targeted(night, "torture")
+    victims = _targeted(ordered, "torture")
     by_seat = {s.seat: s for s in night.sleepers}
     for target, snoopers in victims.items():
         victim = by_seat[target]
@@ -296,8 +304,8 @@ TARGET_BITTEN: Final = frozenset({"success", "vampire", "stolen"})
 """Results the target is told as "bitten": not garlic on a human, not a stopped waltz, not a cage."""
 
 
-def _bites(night: Night, by_seat: Mapping[int, Sleeper], partners: Mapping[int, int], caged: frozenset[int],
-           report: _Report) -> tuple[dict[int, float], frozenset[int]]:
+def _bites(night: Night, ordered: Sequence[Sleeper], by_seat: Mapping[int, Sleeper], partners: Mapping[int, int],
+           caged: frozenset[int], report: _Report) -> tuple[dict[int, float], frozenset[int]]:
     """D-B1..D-B3, D-O1: every bite at once. A conversion gives each of its biters +1 (6.8 item 5);
     a garlic vampire takes the points its biter held when the bites began (6.8 item 11)."""
     start = {s.seat: s.points for s in night.sleepers}
@@ -305,7 +313,7 @@ def _bites(night: Night, by_seat: Mapping[int, Sleeper], partners: Mapping[int, 
     converted: set[int] = set()
     stopped: Counter[int] = Counter()
     bitten: set[int] = set()
-    for s in _in_seat_order(night.sleepers):
+    for s in ordered:
         if not (s.vampire and s.bite is not None and s.room is not None):
             continue
         target = by_seat[s.bite]
@@ -329,9 +337,10 @@ def _bites(night: Night, by_seat: Mapping[int, Sleeper], partners: Mapping[int, 
     return points, frozenset(converted)
 
 
-def _treasure(night: Night, converted: frozenset[int], points: dict[int, float], report: _Report) -> None:
+def _treasure(night: Night, ordered: Sequence[Sleeper], converted: frozenset[int], points: dict[int, float],
+              report: _Report) -> None:
     """D-T2, 6.8 item 12: a human who searched a treasure room and is still human gains +1."""
-    for s in _in_seat_order(night.sleepers):
+    for s in ordered:
         if s.treasure and s.room is not None and not s.vampire:
             found = s.room in night.treasure_rooms and s.seat not in converted
             report.see(s.room, "treasure", seat=s.seat, found=found)
@@ -340,12 +349,12 @@ def _treasure(night: Night, converted: frozenset[int], points: dict[int, float],
                 report.tell(s.seat, "treasure", room=s.room)
 
 
-def _dawn(night: Night, by_seat: Mapping[int, Sleeper], converted: frozenset[int], boudoir: frozenset[int],
-          report: _Report) -> None:
+def _dawn(night: Night, ordered: Sequence[Sleeper], by_seat: Mapping[int, Sleeper], converted: frozenset[int],
+          boudoir: frozenset[int], report: _Report) -> None:
     """The notices of the end of the night, once the room logs are whole: candles, vampire maps,
     boudoir counts (after the conversions, 6.8 item 8), and the converted."""
     vampires = sum(s.vampire for s in night.sleepers) + len(converted)
-    for s in _in_seat_order(night.sleepers):
+    for s in ordered:
         if s.used == "candle" and not s.vampire and s.room is not None:
             report.tell(s.seat, "candle", room=s.room, events=copy.deepcopy(report.log[s.room]))
         if s.used == "map" and s.vampire and s.map_target is not None and not by_seat[s.map_target].vampire:
@@ -359,7 +368,8 @@ def _dawn(night: Night, by_seat: Mapping[int, Sleeper], converted: frozenset[int
 # -- helpers ------------------------------------------------------------------------------------------
 
 def _in_seat_order(sleepers: Iterable[Sleeper]) -> list[Sleeper]:
-    """Sleepers by seat, so the logs and notices never depend on the order they were listed in."""
+    """Sleepers by seat, so the logs and notices never depend on the order they were listed in
+    (sorted once per resolution, and handed to each of its steps)."""
     return sorted(sleepers, key=lambda s: s.seat)
 
 

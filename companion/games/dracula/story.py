@@ -48,13 +48,11 @@ def awaits(state: DraculaState, seat: int | None) -> bool:
 
 
 def _waiting(state: DraculaState) -> Sequence[int]:
-    """`waiting_for`, the owed seats worked out once per state (kept in its `wall`) and never
-    copied: the list is the cache's own, never changed."""
-    if state.paused():
-        return ()
-    waiting: list[int] | None = state.wall.get("waiting")
+    """`waiting_for`, worked out once per state (kept in its `wall`, the pause included) and never
+    copied: the sequence is the cache's own, never changed."""
+    waiting: Sequence[int] | None = state.wall.get("waiting")
     if waiting is None:
-        waiting = state.wall["waiting"] = owed(state)
+        waiting = state.wall["waiting"] = () if state.paused() else owed(state)
     return waiting
 
 
@@ -65,7 +63,8 @@ def owed(state: DraculaState) -> list[int]:
     if phase in ("roles", "dawn", "dracula") or (phase == "day" and not votes_today(state)):
         return [p.seat for p in players if not p.ready and (phase != "dracula" or p.seat not in state.sanctuary)]
     if phase == "day":
-        return [p.seat for p in players if not state.voted(p.seat) and not p.ready]
+        voters = {b.voter for b in state.ballots}
+        return [p.seat for p in players if p.seat not in voters and not p.ready]
     if phase == "dusk":
         return [p.seat for p in state.in_rooms() if p.choice is None]
     if phase == "maps":
@@ -189,7 +188,7 @@ class DraculaStory(Story[DraculaState]):
     def resolve(self) -> None:
         """D-5: the night's outcome; a person GM confirms it before anyone is told."""
         night = self.night()
-        outcome = night_rules.resolve(night)
+        outcome = night_rules.outcome(night)
         data = outcome_json(self.state, outcome, night_rules.treasure_rooms(night) if self.state.night < NIGHTS else ())
         if self.state.options["gm"] == "person":
             self.tell("night_prepared", data)
@@ -258,17 +257,31 @@ class DraculaStory(Story[DraculaState]):
 
 def night_of(state: DraculaState) -> night_rules.Night:
     """Tonight as the night's rules see it: where each player is, the object used and the action
-    (made once per state: every phone's choices are checked against it)."""
+    (made once per state, for the night's resolution)."""
     night = state.wall.get("night")
     if night is None:
-        night = state.wall["night"] = _night(state)
+        night = state.wall["night"] = _night(state, with_actions=True)
     return night
 
 
-def _night(state: DraculaState) -> night_rules.Night:
+def positions_of(state: DraculaState) -> night_rules.Night:
+    """Tonight as an action is checked against (`night.action_problem`): where each player is,
+    their nature and object, without the actions, which no check reads. Every phone's choices are
+    checked against it, and the actions chosen leave it as it is, so evolve hands it on through
+    the actions phase."""
+    night = state.wall.get("positions")
+    if night is None:
+        night = state.wall["positions"] = _night(state, with_actions=False)
+    return night
+
+
+_NO_ACTION = Action()
+
+
+def _night(state: DraculaState, with_actions: bool) -> night_rules.Night:
     sleepers = []
     for p in state.players:
-        action = p.action or Action()
+        action = p.action if with_actions and p.action is not None else _NO_ACTION
         curse = p.choice.curse if p.choice is not None and p.used == "map" and p.vampire else None
         sleepers.append(night_rules.Sleeper(
             p.seat, p.vampire, p.dracula, None if p.seat in state.sanctuary else p.room, p.used,

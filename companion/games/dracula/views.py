@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from companion.games.base import SYSTEM, Command, Deadline, Event, Secret, Viewer
+from companion.games.base import Command, Deadline, Event, Secret, Viewer
 from companion.games.dracula import letters as letter_rules
 from companion.games.dracula import night as night_rules
 from companion.games.dracula.moves import action_problem, post_of, post_phase
@@ -213,10 +213,12 @@ def may_write(state: DraculaState, seat: int) -> list[tuple[int, str]]:
     """Whom this player may write to now, and what (the phone's form and the actions both ask)."""
     if not letter_rules.writing_time(post_phase(state)):
         return []  # nobody writes from dusk to dawn: the night's phases need no look at the post
-    key = f"may_write {seat}"
-    if key not in state.wall:
-        state.wall[key] = letter_rules.recipients(post_of(state), seat)
-    return state.wall[key]
+    writers: dict[int, list[tuple[int, str]]] | None = state.wall.get("writers")
+    if writers is None:
+        writers = state.wall["writers"] = {}
+    if seat not in writers:
+        writers[seat] = letter_rules.recipients(post_of(state), seat)
+    return writers[seat]
 
 
 def _rooms(state: DraculaState) -> dict[int, str | None]:
@@ -354,15 +356,25 @@ def times_phones(state: DraculaState) -> bool:
 
 def actions(state: DraculaState, viewer: Viewer) -> list[Command]:
     """Everything this viewer might do now; the table marks each allowed or not, with the reason."""
-    if viewer == SYSTEM:
+    if viewer.kind == "system":
         return [offered("time_up", step=state.step)] if runs_in_real_time(state) else []
     if viewer.kind == "host":
         return _host_actions(state)
     me = viewer.seat
     if viewer.kind != "seat" or me is None or not state.seated(me):
         return []
-    p = state.player(me)
-    commands = _phase_actions(state, p)
+    offers: dict[int, list[Command]] | None = state.wall.get("offers")
+    if offers is None:
+        offers = state.wall["offers"] = {}
+    if me not in offers:
+        offers[me] = _seat_actions(state, me)
+    return list(offers[me])
+
+
+def _seat_actions(state: DraculaState, me: int) -> list[Command]:
+    """A player's offers, made once per state and handed on by the events that change none of them
+    (evolve.OFFERS_UNCHANGED): most answers of a phase leave the others' screens as they were."""
+    commands = _phase_actions(state, state.player(me))
     for to, kind in may_write(state, me):
         commands.append(offered("write", to=to, kind=kind, title="",
                                 text=f"whisper {me} to {to} ({state.round}.{state.night} {state.phase})"))
