@@ -6,7 +6,6 @@ commands the phones, the host and the service's timer send, through the game's o
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import pytest
@@ -15,7 +14,7 @@ from companion.games.base import HOST, SYSTEM, TABLE, seat
 from companion.games.dracula import DRACULA as GAME
 from companion.games.dracula.options import OBJECTS, ROOMS
 from companion.games.dracula.rules import seal_opens
-from companion.games.dracula.state import Action, revised
+from companion.games.dracula.state import Action
 from tests.support.dracula_rules import (
     Rigged,
     actions,
@@ -803,15 +802,3 @@ def test_the_host_is_told_who_let_the_last_phase_run_out_and_nobody_once_a_phase
     state = dusk(state)
     assert state.phase == "dracula"
     assert view(state, HOST)["timed_out"] == [], "everyone chose a room in time"
-
-
-def test_a_revised_player_or_state_is_the_value_replace_makes_with_an_empty_cache() -> None:
-    state = new_series(4)
-    state.wall["picture"] = {"stale": True}
-    again = revised(state, round=2, night=3)
-    assert again == dataclasses.replace(state, round=2, night=3) and again.wall == {}
-    assert revised(state.players[1], ready=True) == dataclasses.replace(state.players[1], ready=True)
-    with pytest.raises(TypeError):
-        revised(state.players[1], readiness=True)
-    with pytest.raises(TypeError):
-        revised(state, wall={})

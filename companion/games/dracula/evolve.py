@@ -23,9 +23,8 @@ from companion.games.dracula.state import (
     DraculaState,
     Letter,
     Player,
-    revised,
 )
-from companion.games.states import changed
+from companion.games.states import changed, with_changes
 
 PUBLIC_HAPPENINGS = frozenset({"round_dealt", "phase_begun", "voted", "sanctuary_chosen", "positions_posted",
                                "night_resolved", "stance_taken", "final_resolved", "round_ended", "clock_paused",
@@ -75,7 +74,7 @@ Data = Mapping[str, Any]
 
 def _player(state: DraculaState, seat: int, **changes: Any) -> tuple[Player, ...]:
     """The players, one of them changed."""
-    return tuple([revised(p, **changes) if p.seat == seat else p for p in state.players])
+    return tuple([changed(p, **changes) if p.seat == seat else p for p in state.players])
 
 
 def _everyone(state: DraculaState, change: Callable[[Player], Player]) -> tuple[Player, ...]:
@@ -124,11 +123,11 @@ def _phase_begun(state: DraculaState, data: Data) -> Changes:
 
 def _unready(players: tuple[Player, ...]) -> tuple[Player, ...]:
     """Nobody has answered a phase that begins (a player who was not ready stays as is)."""
-    return tuple([revised(p, ready=False) if p.ready else p for p in players])
+    return tuple([changed(p, ready=False) if p.ready else p for p in players])
 
 
 def _new_day(p: Player) -> Player:
-    return revised(p, ready=False, last_room=p.room or p.last_room, room=None, choice=None, action=None, used=None)
+    return changed(p, ready=False, last_room=p.room or p.last_room, room=None, choice=None, action=None, used=None)
 
 
 def _still_late(state: DraculaState) -> tuple[int, ...]:
@@ -171,7 +170,7 @@ def _voted(state: DraculaState, data: Data) -> Changes:
 
 def _sanctuary_chosen(state: DraculaState, data: Data) -> Changes:
     chosen = tuple(int(s) for s in data["chosen"])
-    players = tuple(revised(p, sanctuary_nights=p.sanctuary_nights + 1) if p.seat in chosen else p
+    players = tuple(changed(p, sanctuary_nights=p.sanctuary_nights + 1) if p.seat in chosen else p
                     for p in state.players)
     return dict(players=players, sanctuary=chosen, tally=dict(data["tally"]))
 
@@ -184,7 +183,7 @@ def _room_chosen(state: DraculaState, data: Data) -> Changes:
 
 def _rooms_settled(state: DraculaState, data: Data) -> Changes:
     rooms = {int(seat): room for seat, room in data["rooms"].items()}
-    return dict(players=_everyone(state, lambda p: revised(p, room=rooms[p.seat]) if p.seat in rooms else p))
+    return dict(players=_everyone(state, lambda p: changed(p, room=rooms[p.seat]) if p.seat in rooms else p))
 
 
 def _room_settled(state: DraculaState, data: Data) -> Changes:
@@ -196,7 +195,7 @@ def _positions_posted(state: DraculaState, data: Data) -> Changes:
 
     def placed(p: Player) -> Player:
         used = p.obj if p.choice is not None and p.choice.use and p.seat in rooms else None
-        return revised(p, room=rooms.get(p.seat), used=used, obj=None if used else p.obj)
+        return changed(p, room=rooms.get(p.seat), used=used, obj=None if used else p.obj)
 
     return dict(players=_everyone(state, placed), positions={str(s): r for s, r in sorted(rooms.items())})
 
@@ -229,7 +228,7 @@ def _night_resolved(state: DraculaState, data: Data) -> Changes:
     news = {int(s): tuple(n) for s, n in data["notices"].items()}
 
     def dawn(p: Player) -> Player:
-        return revised(p, vampire=p.vampire or p.seat in converted, halves=halves.get(p.seat, p.halves),
+        return changed(p, vampire=p.vampire or p.seat in converted, halves=halves.get(p.seat, p.halves),
                        snooped=(p.snooped | {snooped[p.seat]}) if p.seat in snooped else p.snooped,
                        news=news.get(p.seat, ()))
 
@@ -240,7 +239,7 @@ def _night_resolved(state: DraculaState, data: Data) -> Changes:
 
 def _objects_dealt(state: DraculaState, data: Data) -> Changes:
     objects = {int(s): kind for s, kind in data["objects"].items()}
-    return dict(players=_everyone(state, lambda p: revised(p, obj=objects[p.seat]) if p.seat in objects else p))
+    return dict(players=_everyone(state, lambda p: changed(p, obj=objects[p.seat]) if p.seat in objects else p))
 
 
 def _letter_sent(state: DraculaState, data: Data) -> Changes:
@@ -261,12 +260,12 @@ def _vampire_named(state: DraculaState, data: Data) -> Changes:
 def _final_resolved(state: DraculaState, data: Data) -> Changes:
     dead = {int(s) for s in data["dead"]}
     halves = {int(s): int(h) for s, h in data["halves"].items()}
-    players = _everyone(state, lambda p: revised(p, alive=p.seat not in dead, halves=halves.get(p.seat, p.halves)))
+    players = _everyone(state, lambda p: changed(p, alive=p.seat not in dead, halves=halves.get(p.seat, p.halves)))
     return dict(players=players, final=dict(data))
 
 
 def _round_ended(state: DraculaState, data: Data) -> Changes:
-    return dict(players=_everyone(state, lambda p: revised(p, total_halves=p.total_halves + p.halves)),
+    return dict(players=_everyone(state, lambda p: changed(p, total_halves=p.total_halves + p.halves)),
                 phase="round_over", step=state.step + 1, clock=None, timed_out=_still_late(state),
                 rounds_done=(*state.rounds_done, dict(data)))
 
@@ -312,7 +311,7 @@ def evolve(state: DraculaState, event: Event) -> DraculaState:
     changes = handler(state, event.data)
     if event.type in PUBLIC_HAPPENINGS:
         changes["happenings"] = (_public_part(event.type, event.data), *state.happenings)[:RECENT]
-    after = revised(state, **changes)
+    after = with_changes(state, changes)
     for key in _HANDED_ON.get(event.type, ()):
         if key in state.wall:
             after.wall[key] = state.wall[key]

@@ -8,8 +8,8 @@ Values only. Everything secret lives here beside what is public; views.py decide
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
-from typing import Any, Literal, TypeVar
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from companion.games.countdown import Counting
 from companion.games.seats import Seated
@@ -217,26 +217,3 @@ class DraculaState(Seated[Player]):
 
     def paused(self) -> bool:
         return self.clock is not None and not self.clock.running
-
-
-Revised = TypeVar("Revised", Player, DraculaState)
-_FIELDS: dict[type, frozenset[str]] = {cls: frozenset(f.name for f in fields(cls) if f.init)
-                                       for cls in (Player, DraculaState)}
-
-
-def revised(value: Revised, /, **changes: Any) -> Revised:
-    """A player or the state with `changes`, the value `dataclasses.replace` makes. Both are frozen
-    dataclasses with an instance dict and nothing to run at init, so the copy is their dict's (as
-    companion/games/states.py makes it for any such class), and the state's cache (`wall`) starts
-    empty. Evolve makes some thousand of them a series: the fields are known here once and for all
-    rather than looked up at every copy."""
-    cls = type(value)
-    if not _FIELDS[cls].issuperset(changes):
-        raise TypeError(f"{cls.__name__} has no field {sorted(set(changes) - _FIELDS[cls])}")
-    values = value.__dict__.copy()
-    values.update(changes)
-    if cls is DraculaState:
-        values["wall"] = {}
-    new = object.__new__(cls)
-    object.__setattr__(new, "__dict__", values)  # a frozen class refuses a plain assignment
-    return new
