@@ -1,9 +1,10 @@
 """The one port's HTTP/1.1 connections, on one event loop: Flask answers pages and the API in
-worker threads, the loop itself keeps every live stream.
+worker threads, commands and a phone's buzzes on the loop, and the loop keeps every live stream.
 
 h11 reads and frames the protocol; each connection is an asyncio protocol that hands a complete
-request to Flask through the WSGI bridge (wsgi.py), in a thread pool, and writes its answer. A
-stream route leaves its session in the environ instead (live.py): the connection then keeps it.
+request to Flask through the WSGI bridge (wsgi.py), in a thread pool or, for the few requests
+`runs_on_loop` names, on the loop itself, and writes its answer. A stream route leaves its session
+in the environ instead (live.py): the connection then keeps it.
 
 A change pushes every open stream in one pass of the loop: each steps its session, where views
 are built once per viewer and messages encoded once (views.py, patch.py), and its bytes go to its
@@ -26,7 +27,7 @@ from typing import Any
 import h11
 
 from companion.server.live import LIVE_SESSION, StreamSession
-from companion.server.wsgi import Answer, Request, answer_of, may_wait, runs_on_loop, wsgi_environ
+from companion.server.wsgi import TEXT, Answer, Request, answer_of, may_wait, runs_on_loop, wsgi_environ
 from companion.table.broadcast import Broadcaster
 
 log = logging.getLogger(__name__)
@@ -35,7 +36,6 @@ MAX_HEAD_BYTES = 16 * 1024
 """A request line and headers longer than this are refused (431): a phone's are well under 2 KiB."""
 
 SERVER_NAME = b"table-companion"
-TEXT = [(b"content-type", b"text/plain; charset=utf-8")]
 
 DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
@@ -81,7 +81,8 @@ class LiveStreams:
         if loop is None:
             return
         if threading.get_ident() == self._loop_thread:
-            # A command answered on the loop: its screens are pushed before its answer is made.
+            # A change made on the loop (a command, a buzz, a stream that ends): every screen is
+            # pushed now, a command's before its own answer is made.
             self._push_now()
             return
         if self._pending:

@@ -1,5 +1,6 @@
 """The bridge from the server's connections to Flask: plain WSGI (PEP 3333), called in a worker
-thread, so Flask's pages, blueprints and test client stay as they are.
+thread (or on the event loop, for the requests `runs_on_loop` names), so Flask's pages, blueprints
+and test client stay as they are.
 
 A stream route leaves its session in the environ (live.py's LIVE_SESSION); its body is then never
 iterated here, and the event loop keeps the stream (http1.py).
@@ -23,6 +24,11 @@ log = logging.getLogger(__name__)
 ABSOLUTE_FORM = re.compile(r"https?://([^/?#]*)", re.IGNORECASE)
 
 Headers = list[tuple[bytes, bytes]]
+
+TEXT: Headers = [(b"content-type", b"text/plain; charset=utf-8")]
+
+ON_LOOP = frozenset({"/api/commands", "/api/buzz", "/api/ping", "/api/shown"})
+"""The routes answered on the event loop (see `runs_on_loop`)."""
 
 
 @dataclass(frozen=True)
@@ -84,7 +90,7 @@ def answer_of(app: Callable[..., Iterable[bytes]], environ: dict[str, Any]) -> A
         return call_wsgi(app, environ)
     except Exception:
         log.exception("%s %s failed", environ.get("REQUEST_METHOD"), environ.get("PATH_INFO"))
-        return Answer(500, b"Internal Server Error", [(b"content-type", b"text/plain; charset=utf-8")],
+        return Answer(500, b"Internal Server Error", TEXT,
                       b"Something went wrong; nothing was changed by this request.\n")
 
 
@@ -152,8 +158,6 @@ def runs_on_loop(request: Request) -> bool:
     table's or the buttons' locks for a moment and nothing in it waits on a client."""
     return request.method == "POST" and request.path in ON_LOOP
 
-
-ON_LOOP = frozenset({"/api/commands", "/api/buzz", "/api/ping", "/api/shown"})
 
 
 def may_wait(request: Request) -> bool:
