@@ -21,7 +21,6 @@ import argparse
 import asyncio
 import http.client
 import json
-import os
 import selectors
 import socket
 import sqlite3
@@ -35,6 +34,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import h11
+
+from bench.browser_latency import cpu_of
+from companion.sim.service import free_port
 
 MESSAGE_BYTES = 400
 """About the size of a dice roll's patch to one screen (live_latency reports 400-410 B)."""
@@ -162,17 +164,6 @@ class Streams:
                 rests[index] = text[start:]
 
 
-def cpu_s(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def measure(commands: int, clients: int, interval_s: float, synchronous: str) -> dict[str, float]:
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
@@ -193,7 +184,7 @@ def measure(commands: int, clients: int, interval_s: float, synchronous: str) ->
             reader.start()
             poster = http.client.HTTPConnection("127.0.0.1", port, timeout=TIMEOUT_S)
             sent: list[tuple[float, int]] = []
-            cpu_before = cpu_s(server.pid)
+            cpu_before = cpu_of({server.pid})
             began = time.perf_counter()
             for n in range(commands):
                 pause = began + n * interval_s - time.perf_counter()
@@ -203,7 +194,7 @@ def measure(commands: int, clients: int, interval_s: float, synchronous: str) ->
                 poster.request("POST", "/cmd", body=json.dumps({"name": "roll"}),
                                headers={"Content-Type": "application/json"})
                 sent.append((at, json.loads(poster.getresponse().read())["position"]))
-            cpu = cpu_s(server.pid) - cpu_before
+            cpu = cpu_of({server.pid}) - cpu_before
             deadline = time.perf_counter() + TIMEOUT_S
             while time.perf_counter() < deadline and not all(sent[-1][1] in s for s in streams.seen):
                 time.sleep(0.01)
