@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import http.client
 import json
 import selectors
 import socket
@@ -36,6 +35,7 @@ from pathlib import Path
 import h11
 
 from bench.browser_latency import cpu_of
+from companion.sim.clients import BrowserLikeConnection
 from companion.sim.service import free_port
 
 MESSAGE_BYTES = 400
@@ -182,7 +182,7 @@ def measure(commands: int, clients: int, interval_s: float, synchronous: str) ->
             streams = Streams(sockets)
             reader = threading.Thread(target=streams.run, daemon=True)
             reader.start()
-            poster = http.client.HTTPConnection("127.0.0.1", port, timeout=TIMEOUT_S)
+            poster = BrowserLikeConnection("127.0.0.1", port, timeout=TIMEOUT_S)
             sent: list[tuple[float, int]] = []
             cpu_before = cpu_of({server.pid})
             began = time.perf_counter()

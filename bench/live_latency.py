@@ -35,13 +35,13 @@ PREFIX-<clients>.txt (collapsed stacks, one per line with its count).
 
 The sender is one keep-alive connection: when the server answers slower than the interval, the next
 POST goes out at once (counted as "sent late"), so an overloaded server shows as late POSTs and a
-longer run, not as an ever-growing queue.
+longer run, not as an ever-growing queue. Each POST goes out in one write, head and body together,
+as a phone's browser sends a small request (companion/sim/clients.py, BrowserLikeConnection).
 """
 
 from __future__ import annotations
 
 import argparse
-import http.client
 import json
 import os
 import select
@@ -55,7 +55,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from companion.sim.clients import SEATS, display_address, phone_address, request, seat_phones
+from companion.sim.clients import SEATS, BrowserLikeConnection, display_address, phone_address, request, seat_phones
 from companion.sim.mock_pins import PROGRAM as MOCK_PINS
 from companion.sim.presses import percentile
 from companion.sim.service import COMPANION, ServiceProcess
@@ -234,7 +234,7 @@ def own_cpu_s() -> float:
 def fire(service: ServiceProcess, reader: Reader, commands: int, interval_s: float,
          result: Result) -> list[tuple[float, int]]:
     """POST `roll` as the table on a schedule of one every `interval_s`; (send time, position) each."""
-    conn = http.client.HTTPConnection("127.0.0.1", service.port, timeout=10)
+    conn = BrowserLikeConnection("127.0.0.1", service.port, timeout=10)
     body = json.dumps({"as": "table", "name": "roll"}).encode()
     headers = {"Content-Type": "application/json"}
     sent: list[tuple[float, int]] = []

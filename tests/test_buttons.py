@@ -967,3 +967,15 @@ def test_the_first_view_that_shows_an_armed_round_names_it(quiz: Quiz) -> None:
     assert number is not None
     assert [round_ for position, round_ in seen if position >= armed_at] and \
         all(round_ == number for position, round_ in seen if position >= armed_at), seen
+
+
+def test_the_hosts_screens_show_the_round_an_arm_opened_though_its_answer_was_built_before(quiz: Quiz) -> None:
+    """The host's answer to arming is built before the round keeper opens the round; the host's
+    screens, pushed after it, must show the round, not the answer's view from before it."""
+    table = quiz.service.table
+    armed = table.handle(HOST, Command("arm", {"mode": "race"}), with_view=True)
+    assert armed.ok and armed.view is not None
+    number = quiz.service.buttons.keeper.round
+    assert number is not None
+    assert table.view(HOST)["buttons"]["round"] == number
+    assert table.view(Viewer("seat", 1))["buttons"]["round"] == number

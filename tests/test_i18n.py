@@ -25,7 +25,7 @@ def codes_in_source() -> set[str]:
     text = "\n".join(p.read_text() for p in PACKAGE.rglob("*.py"))
     found = set(re.findall(r'Rejection\(\s*"([a-z_]+)"', text))
     found |= set(re.findall(r'\berror\(\s*"([a-z_]+)"', text))
-    for module in ("table/gamerun.py", "fairness/contributions.py", "server/common.py"):
+    for module in ("table/gamerun.py", "fairness/contributions.py", "server/asker.py"):
         found |= set(re.findall(r'return "([a-z_]+)"', (PACKAGE / module).read_text()))
     found |= set(re.findall(r'undo_wall = "([a-z_]+)"', text))
     found |= set(re.findall(r'"(undo_(?:random|reveal|irrevocable))"', text))

@@ -173,3 +173,33 @@ def test_a_log_the_rules_cannot_replay_refuses_to_open(table: Table, store, cloc
         type(table.run).from_start(DICE_TRAY, forged)
     with pytest.raises(StoreError, match="does not know"):
         Table.open(store, {}, clock, seeds, settings)
+
+
+def test_the_answers_view_is_the_one_the_screens_are_then_sent(table: Table) -> None:
+    """A command's answer carries the table just after it; the screens' push hands out that very
+    view rather than building it again (and its shared parts with it)."""
+    start_tray(table)
+    outcome = table.handle(TABLE, Command("roll"), with_view=True)
+    assert outcome.view is not None
+    assert table.view(TABLE) is outcome.view
+    assert outcome.view["position"] == outcome.position
+    presence_before = table.view(HOST)
+    table.presence.enter(seat(1))  # a change outside the log: every view is built again
+    assert table.view(TABLE) is not outcome.view and table.view(HOST) is not presence_before
+
+
+def test_a_stored_command_whose_answer_fails_is_still_announced(table: Table, monkeypatch) -> None:
+    """The command is in the log: the screens hear of it even when its answer cannot be made."""
+    start_tray(table)
+    before = table.broadcaster.revision
+
+    def broken(viewer: Any) -> Any:
+        raise RuntimeError("a view that cannot be built")
+
+    monkeypatch.setattr(table.views, "_build", broken)
+    with pytest.raises(RuntimeError):
+        table.handle(TABLE, Command("roll"), with_view=True)
+    assert table.broadcaster.revision == before + 1
+    assert table.broadcaster.wait_beyond(table.position - 1, 0) == table.position
+    monkeypatch.undo()
+    assert table.view(TABLE)["game"]["view"]["rolls_total"] == 1

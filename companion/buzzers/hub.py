@@ -80,6 +80,7 @@ class ButtonHub:
         self.lamps = LampDriver(self.sources, pairs.buttons_of)
         table.extra_views["buttons"] = self.view
         table.observers.append(self._on_events)
+        table.view_changing_events.update(PHONE_CHANGES)
         table.observers.append(self.lamps.on_events)
 
     # -- life ----------------------------------------------------------------------------------
@@ -219,7 +220,17 @@ class ButtonHub:
             return Rejection("no_buzzers")
         if not self.playing(seat):
             return Rejection("not_seated")
-        return self.phones.press(seat, arrived_us, claim)
+        distrusts = self.phones.distrusts
+        try:
+            return self.phones.press(seat, arrived_us, claim)
+        finally:
+            self._distrusted_since(distrusts)
+
+    def _distrusted_since(self, distrusts: int) -> None:
+        """A page's time was ruled out: the host's console shows its phone timed by arrival now,
+        whether or not anything else changes."""
+        if self.phones.distrusts != distrusts:
+            self.table.broadcaster.nudge()
 
     def shown(self, screen: Screen, number: object, stamp: object) -> Rejection | None:
         """A screen says in which frame (`stamp`, its clock's ms) it showed round `number`'s
@@ -271,7 +282,9 @@ class ButtonHub:
         arrival, vaguer)."""
         if actor.kind != "seat" or actor.seat is None or not self.phones_timed():
             return command
+        distrusts = self.phones.distrusts
         mapped = self.phones.sent_at(actor.seat, sent, command.at_us)
+        self._distrusted_since(distrusts)
         if mapped is not None:
             return replace(command, delay_us=max(0, command.at_us - mapped.t_us), uncertainty_us=mapped.bound_us)
         estimate = self.phones.estimate(actor.seat)

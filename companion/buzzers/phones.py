@@ -144,6 +144,9 @@ class PhoneBuzzers(HandlerSlot):
         self._clock = clock
         self._links: dict[Screen, PhoneLink] = {}
         self._owners: dict[int, Screen] = {}
+        self.distrusts = 0
+        """How many times a page's time was ruled out and its clock set to be mapped anew: each
+        changes what the host's console shows of that phone."""
 
     def _link(self, screen: Screen) -> PhoneLink:
         link = self._links.get(screen)
@@ -296,8 +299,8 @@ class PhoneBuzzers(HandlerSlot):
             return self._distrust(link, seat, "tap_too_old", f"{arrived_us - mapped.t_us} us before its arrival")
         return mapped, ""
 
-    @staticmethod
-    def _distrust(link: PhoneLink, seat: int, reason: str, detail: str) -> tuple[None, str]:
+    def _distrust(self, link: PhoneLink, seat: int, reason: str, detail: str) -> tuple[None, str]:
+        self.distrusts += 1
         log.warning("phone of seat %s: its time is refused (%s: %s); timed by arrival, its clock mapped anew",
                     seat, reason, detail)
         link.sync = phone_sync()

@@ -52,6 +52,7 @@ class RefereedTable(Protocol):
     A simulation of the referee alone (companion/sim/wifi.py) stands in for it."""
 
     observers: list[Callable[[tuple[RecordedEvent, ...]], None]]
+    view_changing_events: set[str]
     run: GameRun | None
     store: EventStore
 
@@ -148,6 +149,7 @@ class RoundKeeper:
         self._alarm = Alarm(clock, scheduler, self.settle_if_due)
         """One timer at a time: a press per contestant must not start a timer thread each."""
         table.observers.append(self.on_events)
+        table.view_changing_events.update((ROUND_ARMED, ROUND_SETTLED, ROUND_CANCELLED, "game_ended"))
 
     @property
     def round(self) -> int | None:

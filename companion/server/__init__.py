@@ -13,8 +13,10 @@ from werkzeug.exceptions import HTTPException
 
 from companion import i18n
 from companion.i18n import FRONTEND
+from companion.server.common import GUARD_HEADERS
 from companion.server.identity import CookieSigner, OneTimeLinks, RateLimiter
 from companion.server.patch import SharedEncoder
+from companion.server.wsgi import ON_LOOP_ROUTES
 from companion.service import Service
 
 
@@ -43,6 +45,7 @@ def create_app(service: Service, base_url: str, test_config: Mapping[str, Any] |
     app.extensions["companion.login_limiter"] = RateLimiter(5, 5.0)
     app.extensions["companion.encoder"] = SharedEncoder()
     app.register_blueprint(api.bp)
+    app.extensions[ON_LOOP_ROUTES] = {"/api/commands": api.command_on_loop(app)}
     app.register_blueprint(buttons.bp)
     app.register_blueprint(pages.bp)
     threading.Thread(target=i18n.warm, name="plural-rules", daemon=True).start()
@@ -59,14 +62,8 @@ def create_app(service: Service, base_url: str, test_config: Mapping[str, Any] |
 
     @app.after_request
     def _headers(response: Response) -> Response:
-        response.headers.setdefault("Referrer-Policy", "no-referrer")
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("X-Frame-Options", "DENY")
-        response.headers.setdefault(
-            "Content-Security-Policy",
-            "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
-            "script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
-        )
+        for name, value in GUARD_HEADERS:
+            response.headers.setdefault(name, value)
         if response.mimetype in ("application/json", "text/html"):
             response.headers.setdefault("Cache-Control", "no-store")
         return response

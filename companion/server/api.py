@@ -6,11 +6,13 @@ import itertools
 import json
 import logging
 import math
+from collections.abc import Callable
 from functools import cache
+from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Response, current_app, jsonify, request
+from flask import Blueprint, Flask, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from companion import __version__
@@ -18,12 +20,17 @@ from companion.buzzers.phones import Screen
 from companion.errors import DuplicateEvent, ReplayMismatch, StoreError
 from companion.games.base import TABLE, Command, Viewer
 from companion.i18n import error_message
+from companion.server import asker as asking
+from companion.server.asker import Asker, asker_of_headers, json_object
 from companion.server.common import (
+    GUARD_HEADERS,
+    asker,
     client_address,
     error,
     is_host,
     json_body,
     language,
+    refusal,
     refuse_foreign,
     seat_of_request,
     service,
@@ -31,10 +38,12 @@ from companion.server.common import (
     status_for,
     viewer_for,
 )
-from companion.server.identity import COOKIE_MAX_AGE, HOST_COOKIE, SEAT_COOKIE
+from companion.server.identity import COOKIE_MAX_AGE, HOST_COOKIE, SEAT_COOKIE, CookieSigner
 from companion.server.live import LIVE_SESSION, StreamSession, blocking_events
 from companion.server.patch import SharedEncoder
 from companion.server.qr import qr_svg
+from companion.server.wsgi import Answer, Request
+from companion.service import Service
 from companion.table.export import export_game
 
 log = logging.getLogger(__name__)
@@ -136,25 +145,79 @@ def stream() -> Response:
 
 @bp.post("/commands")
 def command() -> Response:
-    body = json_body()
+    """A command, as any WSGI server hands it to Flask; this server answers it on its event loop
+    with `command_on_loop`, by the same `command_answer`."""
+    texts = current_app.extensions["companion.encoder"]
+    status, text = command_answer(service(), signer(), texts, asker(), json_body())
+    return Response(text, status=status, mimetype="application/json")
+
+
+def command_answer(svc: Service, signs: CookieSigner, texts: SharedEncoder, who: Asker,
+                   body: dict[str, Any] | None) -> tuple[int, str]:
+    """POST /api/commands, whoever read the request: the answer's status and its JSON text."""
+
+    def refused(code: str, params: dict[str, Any] | None = None) -> tuple[int, str]:
+        return status_for(code), refusal_text(code, params or {}, asking.language(who, svc.config.table.language))
+
     if body is None or not isinstance(body.get("name"), str):
-        return error("bad_json", 400)
+        return refused("bad_json")
     args = body.get("args", {})
     if not isinstance(args, dict):
-        return error("bad_arguments", 400, {"detail": "args"})
-    role = body.get("as") or ("host" if is_host() else "table")
-    actor = viewer_for(role if isinstance(role, str) else "?")
+        return refused("bad_arguments", {"detail": "args"})
+    role = body.get("as") or ("host" if asking.is_host(who, signs) else "table")
+    actor = asking.viewer_for(role if isinstance(role, str) else "?", who, signs, svc.table.seat_generation)
     if isinstance(actor, str):
-        return error(actor, status_for(actor))
-    arrived = Command(body["name"][:64], args, service().clock.now_us())
-    outcome = service().table.handle(actor, service().buttons.stamp(actor, arrived, body.get("sent")), with_view=True)
+        return refused(actor)
+    arrived = Command(body["name"][:64], args, svc.clock.now_us())
+    outcome = svc.table.handle(actor, svc.buttons.stamp(actor, arrived, body.get("sent")), with_view=True)
     if outcome.rejection is not None:
-        code, params = outcome.rejection.code, dict(outcome.rejection.params)
-        return error(code, status_for(code), params)
+        return refused(outcome.rejection.code, dict(outcome.rejection.params))
     # The actor's view is usually the one its screens are streaming: its text is already made.
-    encoder: SharedEncoder = current_app.extensions["companion.encoder"]
-    body_text = f'{{"ok":true,"position":{outcome.position},"view":{encoder.text(outcome.view)}}}'
-    return Response(body_text, mimetype="application/json")
+    return 200, f'{{"ok":true,"position":{outcome.position},"view":{texts.text(outcome.view)}}}'
+
+
+def refusal_text(code: str, params: dict[str, Any], lang: str) -> str:
+    """A refusal's JSON as Flask's jsonify writes it."""
+    return json.dumps(refusal(code, params, lang), separators=(",", ":")) + "\n"
+
+
+JSON_ANSWER_HEADERS = [
+    (b"content-type", b"application/json"),
+    *((name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in GUARD_HEADERS),
+    (b"cache-control", b"no-store"),
+]
+"""A JSON answer's headers, as the app's after_request sets them."""
+
+
+def command_on_loop(app: Flask) -> Callable[[Request, bytes], Answer]:
+    """POST /api/commands answered on the server's event loop without Flask's layers.
+
+    A tap is the table's hottest request: Flask's request context, routing and response objects
+    cost it more than its own checks do, every time. The checks are the route's own (the origin
+    guard, the JSON body, who asks), made by the same functions, so the answer is the one Flask
+    would give; a body too large and every other request still go to Flask.
+    """
+    svc: Service = app.extensions["companion"]
+    signs: CookieSigner = app.extensions["companion.signer"]
+    texts: SharedEncoder = app.extensions["companion.encoder"]
+    base_url: str = app.config["BASE_URL"]
+
+    def answer(request: Request, body: bytes) -> Answer:
+        who = asker_of_headers(request.headers, request.query, request.server)
+        try:
+            if asking.is_foreign(request.method, request.path, who, base_url):
+                code = "forbidden_origin"
+                status, text = status_for(code), refusal_text(code, {}, asking.language(who, svc.config.table.language))
+            else:
+                content_type = next((value.decode("latin-1") for name, value in request.headers
+                                     if name == b"content-type"), None)
+                status, text = command_answer(svc, signs, texts, who, json_object(content_type, body))
+        except Exception as err:
+            code, status = failure(err, request.method, request.path)
+            text = refusal_text(code, {}, asking.language(who, svc.config.table.language))
+        return Answer(status, HTTPStatus(status).phrase.encode("ascii"), list(JSON_ANSWER_HEADERS), text.encode())
+
+    return answer
 
 
 @bp.post("/join")
@@ -271,11 +334,17 @@ def http_error(err: HTTPException) -> Response:
 
 
 def server_error(err: Exception) -> Response:
+    code, status = failure(err, request.method, request.path)
+    return error(code, status)
+
+
+def failure(err: Exception, method: str, path: str) -> tuple[str, int]:
+    """The refusal code and status of a request that failed in our code, logged."""
     if isinstance(err, StoreError) and not isinstance(err, ReplayMismatch | DuplicateEvent):
         # A full or failing card: the table already logged which command was not stored, and
         # nothing changed. The player is told it was not saved, and why, instead of "a bug".
-        log.error("%s %s: %s", request.method, request.path, err)
-        return error("storage_failed", 507)
-    log.exception("error while handling %s %s", request.method, request.path)
-    return error("server_error", 500)
+        log.error("%s %s: %s", method, path, err)
+        return "storage_failed", 507
+    log.exception("error while handling %s %s", method, path)
+    return "server_error", 500
 

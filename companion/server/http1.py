@@ -19,7 +19,7 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import Executor
 from http import HTTPStatus
 from typing import Any
@@ -27,7 +27,16 @@ from typing import Any
 import h11
 
 from companion.server.live import LIVE_SESSION, StreamSession
-from companion.server.wsgi import TEXT, Answer, Request, answer_of, may_wait, runs_on_loop, wsgi_environ
+from companion.server.wsgi import (
+    ON_LOOP_ROUTES,
+    TEXT,
+    Answer,
+    Request,
+    answer_of,
+    may_wait,
+    runs_on_loop,
+    wsgi_environ,
+)
 from companion.table.broadcast import Broadcaster
 
 log = logging.getLogger(__name__)
@@ -118,8 +127,11 @@ class Server:
     """What every connection shares: the app, the streams, the thread pools and the limits."""
 
     def __init__(self, app: Any, streams: LiveStreams, executor: Executor, max_body: int,
-                 waiting: Executor | None = None, keep_alive_s: float = 60.0, limit: int = 256) -> None:
+                 waiting: Executor | None = None, keep_alive_s: float = 60.0, limit: int = 256,
+                 direct: Mapping[str, Callable[[Request, bytes], Answer]] | None = None) -> None:
         self.app = app
+        self.direct = direct if direct is not None else getattr(app, "extensions", {}).get(ON_LOOP_ROUTES, {})
+        """POST routes answered on the loop without the WSGI bridge, by path (the app names them)."""
         self.streams = streams
         self.executor = executor
         self.waiting = waiting or executor
@@ -292,6 +304,10 @@ class Connection(asyncio.Protocol):
         self._counted = True
         body = b"" if self._too_large else b"".join(self._parts)
         self._parts = []
+        direct = server.direct.get(request.path) if request.method == "POST" and not self._too_large else None
+        if direct is not None:
+            self._answered({}, direct(request, body))
+            return
         environ = wsgi_environ(request, body, self._declared if self._too_large else None)
         if runs_on_loop(request):
             self._answered(environ, answer_of(server.app, environ))

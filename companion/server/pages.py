@@ -11,7 +11,8 @@ from werkzeug.exceptions import HTTPException
 
 from companion.games.base import HOST, TABLE, Command, Viewer
 from companion.i18n import LANGUAGES, catalogue
-from companion.server.common import LANG_COOKIE, is_host, language, seat_of_request, service, signer
+from companion.server.asker import LANG_COOKIE
+from companion.server.common import is_host, language, seat_of_request, service, signer
 from companion.server.identity import COOKIE_MAX_AGE, SEAT_COOKIE
 from companion.server.qr import qr_svg
 from companion.table.seating import valid_join_code

@@ -30,6 +30,10 @@ TEXT: Headers = [(b"content-type", b"text/plain; charset=utf-8")]
 ON_LOOP = frozenset({"/api/commands", "/api/buzz", "/api/ping", "/api/shown"})
 """The routes answered on the event loop (see `runs_on_loop`)."""
 
+ON_LOOP_ROUTES = "companion.on_loop"
+"""The app's extension naming the POST routes the server answers on its loop without this bridge:
+{path: a function of the request and its body to its answer}."""
+
 
 @dataclass(frozen=True)
 class Request:

@@ -131,7 +131,10 @@ class ServiceProcess:
             if self.answers(ready):
                 return self
             time.sleep(poll_s)
-        raise RuntimeError(f"service did not answer GET {ready} within {timeout:.0f} s")
+        # A service that never answered is not left running behind the caller (who has no handle).
+        said = self.log()[-2000:] if self.log_path else ""
+        self.stop()
+        raise RuntimeError(f"service did not answer GET {ready} within {timeout:.0f} s{': ' + said if said else ''}")
 
     def answers(self, path: str) -> bool:
         """GET `path` answers 200 now."""

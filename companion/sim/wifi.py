@@ -146,6 +146,7 @@ class RefereeDesk:
     def __init__(self, clock: SimClock) -> None:
         self.clock = clock
         self.observers: list[Callable[[tuple[RecordedEvent, ...]], None]] = []
+        self.view_changing_events: set[str] = set()  # no views here
         quiz = GAMES["buzzer-quiz"]
         self.run: GameRun | None = GameRun(quiz, "wifi-sim", {}, (), None)
         self.store: EventStore = None  # type: ignore[assignment]  # read only by `resume`

@@ -95,6 +95,9 @@ class Table:
         self.observers: list[Callable[[tuple[RecordedEvent, ...]], None]] = []
         """Told of every committed batch of events, after the pages (I/O-side components such as
         the round keeper react to what the rules decided)."""
+        self.view_changing_events: set[str] = set()
+        """The event types after which an observer changes what the views show (a round opened,
+        a phone forgotten): views built before the observers ran are then built again."""
         self.extra_views: dict[str, Callable[[Viewer], Any]] = {}
         """Parts of every view that are not game state (the buttons' pairing and health): each
         builds its part for one viewer, who sees only what is theirs; a change calls `nudge`."""
@@ -138,6 +141,7 @@ class Table:
     def handle(self, actor: Viewer, command: Command, with_view: bool = False) -> Outcome:
         if not command.at_us:
             command = replace(command, at_us=self.clock.now_us())
+        unanswerable: Exception | None = None
         with self._lock:
             try:
                 outcome = self._dispatch(actor, command)
@@ -148,22 +152,36 @@ class Table:
             if outcome.ok:
                 self.views.forget()  # built before this command; the publish below moves the revision
                 if with_view:
-                    # The answer shows the table just after this command, whatever comes next.
-                    outcome = replace(outcome, view=self.view(actor))
+                    try:
+                        # The answer shows the table just after this command, whatever comes next.
+                        outcome = replace(outcome, view=self.view(actor))
+                    except Exception as err:
+                        unanswerable = err  # stored all the same: the screens still hear of it
         if outcome.ok:
-            # Observers first: what they keep is part of the views (the round being refereed, a
-            # phone forgotten), and a screen must never see the command without it: a phone whose
-            # buzzer lit up would stamp its tap with the round before.
-            try:
-                for observer in list(self.observers):
-                    observer(outcome.events)
-            finally:
-                self.broadcaster.publish(outcome.position)
+            self._announce(outcome)
+            if unanswerable is not None:
+                raise unanswerable
         else:
             assert outcome.rejection is not None
             log.info("refused %s from %s: %s %s", command.name, actor, outcome.rejection.code,
                      dict(outcome.rejection.params))
         return outcome
+
+    def _announce(self, outcome: Outcome) -> None:
+        """A stored change goes to the observers, then to every screen.
+
+        Observers first: what they keep is part of the views (the round being refereed, a phone
+        forgotten), and a screen must never see the command without it: a phone whose buzzer lit
+        up would stamp its tap with the round before.
+        """
+        try:
+            for observer in list(self.observers):
+                observer(outcome.events)
+        finally:
+            if any(event.type in self.view_changing_events for event in outcome.events):
+                with self._lock:
+                    self.views.forget()
+            self.broadcaster.publish(outcome.position)
 
     def _dispatch(self, actor: Viewer, command: Command) -> Outcome:
         if not isinstance(command.args, Mapping):

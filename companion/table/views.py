@@ -43,10 +43,18 @@ class TableViews:
         """The table's: a view is built from one consistent moment, never mid-command."""
         self._views: dict[Hashable, Any] = {}
         self._revision = -1
+        self._ahead_of: int | None = None
+        """The revision a change was made at, until its publish moves it on (see `forget`)."""
 
     def forget(self) -> None:
-        """The table changed: what was built before is stale (under the table's lock)."""
+        """The table changed: what was built before is stale (under the table's lock).
+
+        What is built from now on is kept for the revision the change's publish makes next, so
+        the view a command's answer carries is the one its screens are then sent, not built twice.
+        """
+        self._revision = -1  # no one is handed a view built now before the publish
         self._views = {}
+        self._ahead_of = self.table.broadcaster.revision
 
     def of(self, viewer: Viewer) -> dict[str, Any]:
         key = str(viewer)
@@ -58,8 +66,15 @@ class TableViews:
         with self._lock:
             revision = self.table.broadcaster.revision
             if revision != self._revision:
-                self._views = {}
-                self._revision = revision
+                ahead = self._ahead_of
+                if ahead is None or revision not in (ahead, ahead + 1):
+                    self._views = {}
+                    self._ahead_of = None
+                    self._revision = revision
+                elif revision == ahead + 1:
+                    # The change is published: what was built since it is current.
+                    self._ahead_of = None
+                    self._revision = revision
             cached = self._views.get(key)
             if cached is None:
                 cached = self._views[key] = self._build(viewer)
