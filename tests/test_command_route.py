@@ -137,7 +137,7 @@ class FailingStore(Exception):
 @pytest.mark.parametrize("failure", [StoreError("the card is full"), FailingStore("a bug")])
 def test_a_failure_answers_as_flask_does_and_is_logged(web: Web, failure: Exception, monkeypatch: pytest.MonkeyPatch,
                                                         caplog: pytest.LogCaptureFixture) -> None:
-    def failing(*args: Any) -> Any:
+    def failing(*args: Any, **kwargs: Any) -> Any:
         raise failure
 
     monkeypatch.setattr(web.service.store, "append", failing)

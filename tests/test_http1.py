@@ -10,6 +10,7 @@ import json
 import logging
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -406,3 +407,55 @@ def test_a_phones_buzz_and_clock_echoes_are_answered_while_pages_wait(web: Web, 
     answered = asyncio.run(scene())
     assert answered.startswith(b"HTTP/1.1 "), "answered at once, while the page waits"
 
+
+
+class SlowDisk:
+    """The store's connection with a disk that takes `wait_s` to commit; `at_commit` is called as
+    the commit ends, in the thread that waits for it."""
+
+    def __init__(self, db: Any, wait_s: float, at_commit: Any) -> None:
+        self._db, self._wait_s, self._at_commit = db, wait_s, at_commit
+
+    def execute(self, sql: str, *args: Any) -> Any:
+        if sql != "COMMIT":
+            return self._db.execute(sql, *args)
+        time.sleep(self._wait_s)
+        self._at_commit()
+        return self._db.execute(sql, *args)
+
+
+def test_screens_are_prepared_while_the_disk_commits_and_sent_only_after(web: Web,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The disk's wait is not added to every screen's: their messages are made meanwhile. Nothing
+    reaches a screen before the command is stored."""
+    table = web.service.table
+    tapper = seat_cookie(web, 1)
+    at_commit: list[bytes] = []
+
+    async def scene() -> tuple[bytes, int]:
+        with ThreadPoolExecutor(max_workers=1) as executor:
+            server = Server(web.app, LiveStreams(table.broadcaster), executor, 64 * 1024)
+            server.streams.bind(asyncio.get_running_loop())
+            display, phone = server.connection(), server.connection()
+            display_socket, phone_socket = FullSocket(), FullSocket()
+            display.connection_made(display_socket)
+            phone.connection_made(phone_socket)
+            display.data_received(get("/api/stream?as=table"))
+            while b"event: view" not in display_socket.written:
+                await asyncio.sleep(0.01)
+            seen = SlowDisk(web.service.store._db, 0.05, lambda: at_commit.append(bytes(display_socket.written)))
+            monkeypatch.setattr(web.service.store, "_db", seen)
+            body = json.dumps({"name": "roll"}).encode()
+            phone.data_received(
+                b"POST /api/commands HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                + f"Cookie: {tapper}\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body)
+            written = bytes(display_socket.written)
+            display.connection_lost(None)
+            phone.connection_lost(None)
+            return written, table.position
+
+    with ThreadPoolExecutor(max_workers=1) as own_thread:
+        written, position = own_thread.submit(asyncio.run, scene()).result(timeout=TIMEOUT_S)
+    news = f"id: {position}\nevent: patch".encode()
+    assert at_commit and news not in at_commit[0], "nothing was sent before the command was stored"
+    assert news in written, "the display was sent the roll once it was stored"

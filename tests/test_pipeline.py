@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+import threading
 from dataclasses import replace
 from typing import Any
 
@@ -111,7 +113,7 @@ def test_a_failing_store_leaves_the_state_untouched(table: Table, store: EventSt
     start_tray(table)
     before = table.view(TABLE)
 
-    def broken(batch):
+    def broken(batch, meanwhile=None):
         raise StoreError("disk full")
 
     monkeypatch.setattr(store, "append", broken)
@@ -203,3 +205,49 @@ def test_a_stored_command_whose_answer_fails_is_still_announced(table: Table, mo
     assert table.broadcaster.wait_beyond(table.position - 1, 0) == table.position
     monkeypatch.undo()
     assert table.view(TABLE)["game"]["view"]["rolls_total"] == 1
+
+
+class CommitFails:
+    """The store's connection, whose COMMIT fails as a full or failing card's does, once `ready`
+    is set (or a while has passed); what it was asked before (the events' INSERT) goes through."""
+
+    def __init__(self, db: Any, ready: threading.Event) -> None:
+        self._db, self._ready = db, ready
+        self.after_ready: list[bool] = []
+
+    def execute(self, sql: str, *args: Any) -> Any:
+        if sql == "COMMIT":
+            self.after_ready.append(self._ready.wait(5.0))
+            raise sqlite3.OperationalError("disk I/O error")
+        return self._db.execute(sql, *args)
+
+
+def test_a_commit_that_fails_after_its_change_was_foreseen_changes_nothing(table: Table, store: EventStore,
+                                                                            monkeypatch) -> None:
+    """While the disk stores a command, the table already prepares what the screens will be sent;
+    when the disk then fails, the run, the views and the screens are as before, and the table
+    goes on."""
+    start_tray(table)
+    table.handle(TABLE, Command("roll"))
+    before, run_before = table.view(TABLE), table.run.seq
+    position, revision = table.position, table.broadcaster.revision
+    foreseen: list[int] = []
+    ready = threading.Event()
+
+    def foresee() -> None:
+        foreseen.append(table.view(TABLE)["game"]["view"]["rolls_total"])
+        ready.set()
+
+    table.broadcaster.listen_ahead(foresee)
+    disk = CommitFails(store._db, ready)
+    monkeypatch.setattr(store, "_db", disk)
+    with pytest.raises(StoreError):
+        table.handle(TABLE, Command("roll"), with_view=True)
+    assert disk.after_ready == [True] and foreseen == [2], "the roll was foreseen while the commit ran"
+    assert table.view(TABLE) == before and table.run.seq == run_before
+    assert table.position == position and table.broadcaster.revision == revision, "no screen was told"
+    monkeypatch.undo()
+    outcome = table.handle(TABLE, Command("roll"))
+    assert outcome.ok and outcome.position == position + 1
+    assert table.view(TABLE)["game"]["view"]["rolls_total"] == 2
+    assert [e.type for e in store.read(table.run.game_id)].count("dice_rolled") == 2

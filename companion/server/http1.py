@@ -63,13 +63,14 @@ class LiveStreams:
     the loop however many changes come before it runs."""
 
     def __init__(self, broadcaster: Broadcaster) -> None:
-        self._pushes: set[Callable[[], None]] = set()
+        self._streams: set[Stream] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pending = False
         self._loop_thread = 0
         self._pushing = False
         self._again = False
         broadcaster.listen(self._changed)
+        broadcaster.listen_ahead(self._foresee)
 
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
         """Called on the loop's own thread."""
@@ -77,13 +78,21 @@ class LiveStreams:
         self._loop_thread = threading.get_ident()
 
     def __len__(self) -> int:
-        return len(self._pushes)
+        return len(self._streams)
 
-    def add(self, push: Callable[[], None]) -> None:
-        self._pushes.add(push)
+    def add(self, stream: Stream) -> None:
+        self._streams.add(stream)
 
-    def discard(self, push: Callable[[], None]) -> None:
-        self._pushes.discard(push)
+    def discard(self, stream: Stream) -> None:
+        self._streams.discard(stream)
+
+    def _foresee(self) -> None:
+        """A change on the loop is being stored: each screen's message is made meanwhile, and
+        the publish that follows only sends it."""
+        if threading.get_ident() != self._loop_thread:
+            return
+        for stream in list(self._streams):
+            stream.prepare()
 
     def _changed(self) -> None:
         loop = self._loop
@@ -116,8 +125,8 @@ class LiveStreams:
             again = True
             while again:
                 self._again = False
-                for push in list(self._pushes):
-                    push()
+                for stream in list(self._streams):
+                    stream.push()
                 again = self._again
         finally:
             self._pushing = False
@@ -426,11 +435,19 @@ class Stream:
             headers.append((b"transfer-encoding", b"chunked"))
         connection.write(connection.h11.send(h11.Response(status_code=200, headers=headers, reason=answer.reason))
                           + self._framed(self.session.open()))
-        connection.server.streams.add(self.push)
+        connection.server.streams.add(self)
         self.push()
 
     def _framed(self, message: bytes) -> bytes:
         return b"%x\r\n%s\r\n" % (len(message), message) if self.chunked else message
+
+    def prepare(self) -> None:
+        if self.ended or self.connection.writing_paused:
+            return
+        try:
+            self.session.prepare()
+        except Exception:
+            log.exception("could not prepare the stream of %s; its push will tell", self.session.viewer)
 
     def push(self) -> None:
         if self.ended:
@@ -468,7 +485,7 @@ class Stream:
             return
         self.ended = True
         connection = self.connection
-        connection.server.streams.discard(self.push)
+        connection.server.streams.discard(self)
         if self._timer is not None:
             self._timer.cancel()
         self.session.close()

@@ -83,6 +83,13 @@ class StreamSession:
     def revision(self) -> int:
         return self.table.broadcaster.revision
 
+    def prepare(self) -> None:
+        """While the change is stored: this screen's next view and message made ahead (views.py
+        and patch.py keep them by identity, so `step` finds them), nothing sent or kept here."""
+        if not self._open or self.table.broadcaster.closed or not self._still_seated():
+            return
+        self._encoder.message(self._last, self.table.view(self.viewer))
+
     def step(self) -> Step:
         """What the screen is sent now, and how long to wait for a change before the next step.
 

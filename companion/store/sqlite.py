@@ -10,14 +10,18 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
 from companion.errors import DuplicateEvent, StoreCorrupted, StoreError
 from companion.store.records import GENESIS, PendingEvent, RecordedEvent, canonical_json, verify_chain
+
+log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
 
@@ -69,6 +73,7 @@ class EventStore:
         self._heads: dict[str, tuple[int, str]] = {}
         self.position = 0
         self.read_only = False
+        self._commits: ThreadPoolExecutor | None = None
 
     @classmethod
     def open(cls, path: Path | str, verify: bool = True, read_only: bool = False) -> EventStore:
@@ -145,8 +150,14 @@ class EventStore:
         """The last seq of a stream, 0 when the stream is empty."""
         return self._heads.get(stream, (0, GENESIS))[0]
 
-    def append(self, batch: Sequence[PendingEvent]) -> list[RecordedEvent]:
-        """Store every event of the batch in one transaction, or none of them."""
+    def append(self, batch: Sequence[PendingEvent],
+               meanwhile: Callable[[list[RecordedEvent]], None] | None = None) -> list[RecordedEvent]:
+        """Store every event of the batch in one transaction, or none of them.
+
+        `meanwhile` is called with the events as they will be stored while the commit waits for the
+        disk (in a thread of the store's own): a caller prepares what it will show once they are,
+        and shows nothing before this returns. It must not raise, nor use the store.
+        """
         with self._lock:
             heads = dict(self._heads)
             rows: list[tuple[object, ...]] = []
@@ -178,7 +189,26 @@ class EventStore:
                         row,
                     )
                     positions.append(cursor.lastrowid)
-                self._db.execute("COMMIT")
+                placed = [replace(stored, position=int(position or 0))
+                          for position, stored in zip(positions, recorded, strict=True)]
+                if meanwhile is None:
+                    self._db.execute("COMMIT")
+                else:
+                    waiting = threading.Event()
+
+                    def commit() -> None:
+                        waiting.set()
+                        self._db.execute("COMMIT")  # Python's lock is let go while the disk works
+
+                    committed = self._committer().submit(commit)
+                    # Until that thread is in the disk's wait it needs Python's lock, which this
+                    # thread would keep while it prepares: the commit would only start afterwards.
+                    waiting.wait()
+                    try:
+                        meanwhile(placed)
+                    except Exception:
+                        log.exception("could not prepare what the events show; they are shown once stored")
+                    committed.result()
             except sqlite3.IntegrityError as err:
                 self._rollback()
                 raise DuplicateEvent(f"double append refused by the database: {err}") from err
@@ -189,12 +219,15 @@ class EventStore:
                 self._rollback()
                 raise
             self._heads = heads
-            out = []
-            for position, stored in zip(positions, recorded, strict=True):
-                out.append(replace(stored, position=int(position or 0)))
-            if out:
-                self.position = out[-1].position
-            return out
+            if placed:
+                self.position = placed[-1].position
+            return placed
+
+    def _committer(self) -> ThreadPoolExecutor:
+        """The thread a commit waits for the disk in, while the appending thread goes on."""
+        if self._commits is None:
+            self._commits = ThreadPoolExecutor(max_workers=1, thread_name_prefix="commit")
+        return self._commits
 
     def _rollback(self) -> None:
         with contextlib.suppress(sqlite3.Error):
@@ -230,4 +263,8 @@ class EventStore:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+            if self._commits is not None:
+                self._commits.shutdown()
+                self._commits = None
+
 

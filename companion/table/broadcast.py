@@ -17,12 +17,23 @@ class Broadcaster:
         self._revision = 0
         self._changed = threading.Condition()
         self._listeners: list[Callable[[], None]] = []
+        self._foreseers: list[Callable[[], None]] = []
         self.closed = False
 
     def listen(self, listener: Callable[[], None]) -> None:
         """Call `listener` after every change and at close, in the changing thread, outside any
         lock: an event loop's streams are woken by it instead of a waiting thread each."""
         self._listeners.append(listener)
+
+    def listen_ahead(self, foreseer: Callable[[], None]) -> None:
+        """Call `foreseer` while a change is being stored, in the changing thread (which holds the
+        table's lock and already sees the change): it may prepare what it will send once the change
+        is published, and sends nothing. The disk's wait is then not added to every screen's."""
+        self._foreseers.append(foreseer)
+
+    def foresee(self) -> None:
+        for foreseer in self._foreseers:
+            foreseer()
 
     def _tell(self) -> None:
         for listener in self._listeners:

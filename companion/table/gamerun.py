@@ -6,6 +6,7 @@ so what the table shows after a restart is exactly what it showed before.
 
 from __future__ import annotations
 
+import copy
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -161,6 +162,16 @@ class GameRun:
         for record in records[1:]:
             run.apply(record)
         return run
+
+    def snapshot(self) -> GameRun:
+        """The run as it is, to go back to should the events applied after it not be stored."""
+        kept = copy.copy(self)
+        kept.undo_stack = deque(self.undo_stack, maxlen=UNDO_DEPTH)  # the one part changed in place
+        return kept
+
+    def restore(self, kept: GameRun) -> None:
+        """Back to a snapshot of this run."""
+        self.__dict__.update(kept.__dict__)
 
     def apply(self, record: RecordedEvent, new_state: Any = None) -> None:
         """Advance by one stored event. `new_state`, when given, is the already-computed result."""

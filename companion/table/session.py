@@ -96,6 +96,10 @@ class Table:
         """Told of every committed batch of events, after the pages (I/O-side components such as
         the round keeper react to what the rules decided)."""
         self.view_changing_events: set[str] = set()
+        self._ahead: tuple[int, int] | None = None
+        """While a change is stored: the thread foreseeing it, and the position it will have."""
+        self._foreseen = False
+        """The last command's views were made while it was stored (they are current)."""
         """The event types after which an observer changes what the views show (a round opened,
         a phone forgotten): views built before the observers ran are then built again."""
         self.extra_views: dict[str, Callable[[Viewer], Any]] = {}
@@ -134,6 +138,9 @@ class Table:
 
     @property
     def position(self) -> int:
+        ahead = self._ahead
+        if ahead is not None and ahead[0] == threading.get_ident():
+            return ahead[1]  # the thread foreseeing a change sees the position it will have
         return self.store.position
 
     # -- commands ----------------------------------------------------------------------------
@@ -149,14 +156,15 @@ class Table:
                 # One line a person can act on (a full disk, a failing card); the state is as it was.
                 log.error("%s from %s was not stored, nothing changed: %s", command.name, actor, err)
                 raise
-            if outcome.ok:
+            foreseen, self._foreseen = self._foreseen, False
+            if outcome.ok and not foreseen:
                 self.views.forget()  # built before this command; the publish below moves the revision
-                if with_view:
-                    try:
-                        # The answer shows the table just after this command, whatever comes next.
-                        outcome = replace(outcome, view=self.view(actor))
-                    except Exception as err:
-                        unanswerable = err  # stored all the same: the screens still hear of it
+            if outcome.ok and with_view:
+                try:
+                    # The answer shows the table just after this command, whatever comes next.
+                    outcome = replace(outcome, view=self.view(actor))
+                except Exception as err:
+                    unanswerable = err  # stored all the same: the screens still hear of it
         if outcome.ok:
             self._announce(outcome)
             if unanswerable is not None:
@@ -385,9 +393,42 @@ class Table:
                           draws if i == last else (), said if i == last else None)
             for i, event in enumerate(events)
         ]
-        recorded = self.store.append(batch)
-        for record, new_state in zip(recorded, states, strict=True):
-            run.apply(record, new_state)
+        foreseen: list[GameRun] = []
+
+        def foresee(placed: list[RecordedEvent]) -> None:
+            """While the disk stores the events: the run as they leave it, and what each screen
+            will be sent (nothing leaves before the store returns; should it fail, the run goes
+            back). Not when an observer is yet to change what the views show."""
+            if any(record.type in self.view_changing_events for record in placed):
+                return
+            kept = run.snapshot()
+            self._ahead = (threading.get_ident(), placed[-1].position)
+            try:
+                for record, new_state in zip(placed, states, strict=True):
+                    run.apply(record, new_state)
+                foreseen.append(kept)
+                self.views.forget()
+                self.broadcaster.foresee()
+            except BaseException:
+                run.restore(kept)
+                foreseen.clear()
+                self.views.forget()
+                raise
+
+        try:
+            recorded = self.store.append(batch, meanwhile=foresee)
+        except BaseException:
+            if foreseen:
+                run.restore(foreseen[0])
+                self.views.forget()
+            raise
+        finally:
+            self._ahead = None
+        if foreseen:
+            self._foreseen = True  # the run is as the events left it, and its views are made
+        else:
+            for record, new_state in zip(recorded, states, strict=True):
+                run.apply(record, new_state)
         return Outcome(None, recorded[-1].position, tuple(recorded))
 
     # -- views -------------------------------------------------------------------------------
