@@ -70,7 +70,7 @@ class LiveStreams:
         self._pushing = False
         self._again = False
         broadcaster.listen(self._changed)
-        broadcaster.listen_ahead(self._foresee)
+        broadcaster.listen_ahead(self._foresee, self._foresees)
 
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
         """Called on the loop's own thread."""
@@ -86,11 +86,13 @@ class LiveStreams:
     def discard(self, stream: Stream) -> None:
         self._streams.discard(stream)
 
+    def _foresees(self) -> bool:
+        """Streams are pushed at once only for a change made on the loop (see `_changed`)."""
+        return threading.get_ident() == self._loop_thread and bool(self._streams)
+
     def _foresee(self) -> None:
         """A change on the loop is being stored: each screen's message is made meanwhile, and
         the publish that follows only sends it."""
-        if threading.get_ident() != self._loop_thread:
-            return
         for stream in list(self._streams):
             stream.prepare()
 

@@ -17,7 +17,7 @@ class Broadcaster:
         self._revision = 0
         self._changed = threading.Condition()
         self._listeners: list[Callable[[], None]] = []
-        self._foreseers: list[Callable[[], None]] = []
+        self._foreseers: list[tuple[Callable[[], bool], Callable[[], None]]] = []
         self.closed = False
 
     def listen(self, listener: Callable[[], None]) -> None:
@@ -25,15 +25,21 @@ class Broadcaster:
         lock: an event loop's streams are woken by it instead of a waiting thread each."""
         self._listeners.append(listener)
 
-    def listen_ahead(self, foreseer: Callable[[], None]) -> None:
+    def listen_ahead(self, foreseer: Callable[[], None], wanted: Callable[[], bool] = lambda: True) -> None:
         """Call `foreseer` while a change is being stored, in the changing thread (which holds the
         table's lock and already sees the change): it may prepare what it will send once the change
-        is published, and sends nothing. The disk's wait is then not added to every screen's."""
-        self._foreseers.append(foreseer)
+        is published, and sends nothing. The disk's wait is then not added to every screen's.
+        `wanted` says, in the changing thread, whether it would prepare anything now."""
+        self._foreseers.append((wanted, foreseer))
+
+    def foresees(self) -> bool:
+        """Whether a change made in this thread now would be prepared while it is stored."""
+        return any(wanted() for wanted, _ in self._foreseers)
 
     def foresee(self) -> None:
-        for foreseer in self._foreseers:
-            foreseer()
+        for wanted, foreseer in self._foreseers:
+            if wanted():
+                foreseer()
 
     def _tell(self) -> None:
         for listener in self._listeners:

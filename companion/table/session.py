@@ -398,9 +398,7 @@ class Table:
         def foresee(placed: list[RecordedEvent]) -> None:
             """While the disk stores the events: the run as they leave it, and what each screen
             will be sent (nothing leaves before the store returns; should it fail, the run goes
-            back). Not when an observer is yet to change what the views show."""
-            if any(record.type in self.view_changing_events for record in placed):
-                return
+            back)."""
             kept = run.snapshot()
             self._ahead = (threading.get_ident(), placed[-1].position)
             try:
@@ -415,8 +413,11 @@ class Table:
                 self.views.forget()
                 raise
 
+        # Not when an observer is yet to change what the views show, nor when no screen would be
+        # prepared (a change made off the event loop: its streams are pushed later anyway).
+        ahead = self.broadcaster.foresees() and not any(e.type in self.view_changing_events for e in events)
         try:
-            recorded = self.store.append(batch, meanwhile=foresee)
+            recorded = self.store.append(batch, meanwhile=foresee if ahead else None)
         except BaseException:
             if foreseen:
                 run.restore(foreseen[0])
