@@ -8,9 +8,10 @@ in the environ instead (live.py): the connection then keeps it.
 
 A change pushes every open stream in one pass of the loop: each steps its session, where views
 are built once per viewer and messages encoded once (views.py, patch.py), and its bytes go to its
-socket at once, framed here. No thread and no task waits per screen, and a slow phone only delays
-itself: while its socket is full its stream waits, then sends one patch from what it last sent to
-what is current.
+socket at once, framed here. A command answered on the loop has those messages made while its
+events wait for the disk (`LiveStreams._foresee`), so the pass after its publish only writes.
+No thread and no task waits per screen, and a slow phone only delays itself: while its socket
+is full its stream waits, then sends one patch from what it last sent to what is current.
 """
 
 from __future__ import annotations
