@@ -157,7 +157,7 @@ def command_answer(svc: Service, signs: CookieSigner, texts: SharedEncoder, who:
     """POST /api/commands, whoever read the request: the answer's status and its JSON text."""
 
     def refused(code: str, params: dict[str, Any] | None = None) -> tuple[int, str]:
-        return status_for(code), refusal_text(code, params or {}, asking.language(who, svc.config.table.language))
+        return refused_as_json(svc, who, code, status_for(code), params)
 
     if body is None or not isinstance(body.get("name"), str):
         return refused("bad_json")
@@ -176,9 +176,11 @@ def command_answer(svc: Service, signs: CookieSigner, texts: SharedEncoder, who:
     return 200, f'{{"ok":true,"position":{outcome.position},"view":{texts.text(outcome.view)}}}'
 
 
-def refusal_text(code: str, params: dict[str, Any], lang: str) -> str:
-    """A refusal's JSON as Flask's jsonify writes it."""
-    return json.dumps(refusal(code, params, lang), separators=(",", ":")) + "\n"
+def refused_as_json(svc: Service, who: Asker, code: str, status: int,
+                    params: dict[str, Any] | None = None) -> tuple[int, str]:
+    """A refusal's status and JSON, in the asker's language, as Flask's jsonify writes it."""
+    body = refusal(code, params or {}, asking.language(who, svc.config.table.language))
+    return status, json.dumps(body, separators=(",", ":")) + "\n"
 
 
 JSON_ANSWER_HEADERS = [
@@ -206,15 +208,13 @@ def command_on_loop(app: Flask) -> Callable[[Request, bytes], Answer]:
         who = asker_of_headers(request.headers, request.query, request.server)
         try:
             if asking.is_foreign(request.method, request.path, who, base_url):
-                code = "forbidden_origin"
-                status, text = status_for(code), refusal_text(code, {}, asking.language(who, svc.config.table.language))
+                status, text = refused_as_json(svc, who, "forbidden_origin", status_for("forbidden_origin"))
             else:
                 content_type = next((value.decode("latin-1") for name, value in request.headers
                                      if name == b"content-type"), None)
                 status, text = command_answer(svc, signs, texts, who, json_object(content_type, body))
         except Exception as err:
-            code, status = failure(err, request.method, request.path)
-            text = refusal_text(code, {}, asking.language(who, svc.config.table.language))
+            status, text = refused_as_json(svc, who, *failure(err, request.method, request.path))
         return Answer(status, HTTPStatus(status).phrase.encode("ascii"), list(JSON_ANSWER_HEADERS), text.encode())
 
     return answer

@@ -76,8 +76,9 @@ def is_json(content_type: str | None) -> bool:
 
 
 def json_object(content_type: str | None, data: bytes) -> dict[str, Any] | None:
-    """A body's JSON object, or None, as Flask's `get_json(silent=True)` reads it: a body that is
-    not JSON, not an object, or nested beyond what Python's parser can follow is None."""
+    """A body's JSON object, or None: a body whose type is not JSON (as Flask's `is_json` tells it),
+    that is not an object, or nested beyond what Python's parser can follow (a RecursionError is
+    no ValueError)."""
     if not is_json(content_type):
         return None
     try:

@@ -54,13 +54,11 @@ def status_for(code: str) -> int:
 
 
 def json_body() -> dict[str, Any] | None:
-    """The request's JSON object, or None: not JSON, not an object, or nested beyond what Python's
-    parser can follow (a RecursionError is no ValueError, so `silent` does not catch it)."""
-    try:
-        body = request.get_json(silent=True)
-    except RecursionError:
-        return None
-    return body if isinstance(body, dict) else None
+    """The request's JSON object, or None (asker.json_object, which the loop's command route uses too)."""
+    content_type = request.headers.get("Content-Type")
+    if not asking.is_json(content_type):
+        return None  # not read: a body of another type is no command, whatever its size
+    return asking.json_object(content_type, request.get_data(cache=True))
 
 
 def refusal(code: str, params: dict[str, Any], lang: str) -> dict[str, Any]:
