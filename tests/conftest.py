@@ -200,7 +200,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 LONGEST_FIRST = ("test_browser_chasse_story.py", "test_browser_dracula_story.py", "test_faults.py", "test_tv_fits.py",
-                 "test_browser_phone.py", "test_crash.py", "test_phone_fairness.py", "test_soak.py",
+                 "test_browser_phone.py", "test_crash.py", "test_phone_fairness.py",
                  "test_vampir_properties.py",
                  "test_statistics.py", "test_browser_garlic.py", "test_browser.py", "test_hardware_models.py",
                  "test_browser_vampir.py", "test_dracula_properties.py", "test_a11y.py", "test_browser_nuit.py",
@@ -215,8 +215,19 @@ BACKGROUND = ("test_vampir_properties.py", "test_garlic_properties.py", "test_st
 simavr): nothing in them waits for anything or is held to the wall clock. The full run (./test)
 gives them a lane of their own at the lowest priority, on the CPU that the tests waiting for
 browsers and services leave idle, without slowing those by a cycle."""
+ALONE = ("test_soak.py",)
+"""The modules that hold the real service to a pace while they load it: the soak arms a round
+every 0.3 s, and each round waits for the slowest phone's recent round trip. Beside another
+worker's Chromium (a session of its own, so the kernel gives its autogroup as much CPU as all the
+tests together) the service was measured waiting up to 0.67 s at a time in the run queue, its
+pings' round trips grew to 0.5 s, and the referee rightly waited that long for the phones. The
+full run (./test) runs them first, with only the background lane beside them."""
 LANE_VARIABLE = "COMPANION_TEST_LANE"
-"""Set to "background" or "foreground" (./test does), a run keeps only that lane's tests."""
+"""Set to "alone", "background" or "foreground" (./test does), a run keeps only that lane's tests."""
+
+
+def lane_of(module: str) -> str:
+    return "alone" if module in ALONE else "background" if module in BACKGROUND else "foreground"
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -228,9 +239,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     the other lane's tests are deselected."""
     lane = os.environ.get(LANE_VARIABLE)
     if lane is not None:
-        if lane not in ("background", "foreground"):
-            raise pytest.UsageError(f"{LANE_VARIABLE}={lane!r}: it is 'background' or 'foreground'")
-        keep = [item for item in items if (item.path.name in BACKGROUND) == (lane == "background")]
+        if lane not in ("alone", "background", "foreground"):
+            raise pytest.UsageError(f"{LANE_VARIABLE}={lane!r}: it is 'alone', 'background' or 'foreground'")
+        keep = [item for item in items if lane_of(item.path.name) == lane]
         if len(keep) < len(items):
             kept = set(keep)
             config.hook.pytest_deselected(items=[item for item in items if item not in kept])
