@@ -70,6 +70,12 @@ class TimerThread:
                 log.exception("a timer's action failed")
 
 
+def handed_over(scheduler: Scheduler, make: Callable[[Callable[[], None]], None]) -> Scheduler:
+    """`scheduler`, whose actions `make` runs when their time comes (it may take them to another
+    thread: the table's changes go where its pages are kept, Broadcaster.make_change)."""
+    return lambda delay_s, action: scheduler(delay_s, lambda: make(action))
+
+
 timer_scheduler = TimerThread("timers")
 """The service's alarms (the table's deadlines, its clock marks, the round keeper)."""
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from companion.alarm import Scheduler, timer_scheduler
+from companion.alarm import Scheduler, handed_over, timer_scheduler
 from companion.buzzers.configured import open_sources
 from companion.buzzers.hub import ButtonHub
 from companion.buzzers.pairing import PAIRING_FILE, ButtonMap
@@ -156,10 +156,13 @@ def open_service(config: Config, clock: Clock | None = None, seeds: Callable[[],
         except ValueError:
             raise DataDirError(f"{data_dir / COOKIE_KEY_NAME} is damaged; delete it (players then rejoin)") from None
         pairs = ButtonMap.load(data_dir / PAIRING_FILE)
-        buttons = ButtonHub(table, clock, open_sources(config.buttons, clock, scheduler), pairs, alarms)
+        # A round's decision and a choice that ran out are made where the pages are kept; the
+        # clock marks (a file written) stay on the timer thread.
+        changes = handed_over(alarms, table.broadcaster.make_change)
+        buttons = ButtonHub(table, clock, open_sources(config.buttons, clock, scheduler), pairs, changes)
         buttons.start(watch_health)
         RealTimeKeeper(table, clock, alarms, data_dir).resume()  # before the glass's deadline is taken up
-        Timekeeper(table, clock, alarms).resume()  # held by the table, as its observer
+        Timekeeper(table, clock, changes).resume()  # held by the table, as its observer
     except BaseException:
         store.close()
         lock.release()

@@ -19,12 +19,14 @@ from typing import Any
 import h11
 import pytest
 
-from companion.games.base import Command, Viewer
+from companion.games.base import HOST, Command, Rejection, Viewer
 from companion.server.http1 import LiveStreams, Server, http_date
 from companion.server.identity import SEAT_COOKIE
+from companion.server.live import StreamSession
 from companion.server.serving import TableServer, listen
 from companion.server.wsgi import Request, wsgi_environ
 from companion.sim.streams import Reader
+from tests.conftest import Later, ManualClock
 from tests.support.web import Web, cookie
 
 TIMEOUT_S = 5.0
@@ -459,3 +461,69 @@ def test_screens_are_prepared_while_the_disk_commits_and_sent_only_after(web: We
     news = f"id: {position}\nevent: patch".encode()
     assert at_commit and news not in at_commit[0], "nothing was sent before the command was stored"
     assert news in written, "the display was sent the roll once it was stored"
+
+
+def test_a_rounds_decision_is_made_where_the_screens_are_and_sent_only_once_stored(
+        web: Web, later: Later, clock: ManualClock, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The timer that finds a round's decision due hands it to the loop, as a command comes in:
+    every screen's message is made while the disk commits, no thread is woken to send it, and
+    nothing reaches a screen before the decision is stored."""
+    table = web.service.table
+    web.join(1, "Ann")
+    assert table.handle(HOST, Command("end_game", {})).ok
+    assert table.handle(HOST, Command("start_game", {"game": "buzzer-quiz"})).ok
+    clock.advance(2_000_000)
+    settled_in: list[int] = []
+    prepared: list[int] = []
+    handle, prepare = table.handle, StreamSession.prepare
+
+    def handle_seen(actor: Viewer, command: Command, with_view: bool = False) -> Any:
+        if command.name == "settle":
+            settled_in.append(threading.get_ident())
+        return handle(actor, command, with_view)
+
+    def prepare_seen(session: StreamSession) -> None:
+        prepared.append(threading.get_ident())
+        prepare(session)
+
+    monkeypatch.setattr(table, "handle", handle_seen)
+    monkeypatch.setattr(StreamSession, "prepare", prepare_seen)
+    at_commit: list[tuple[bytes, int]] = []
+
+    async def scene() -> tuple[bytes, int, int]:
+        loop_thread = threading.get_ident()
+        with ThreadPoolExecutor(max_workers=1) as executor:
+            server = Server(web.app, LiveStreams(table.broadcaster), executor, 64 * 1024)
+            server.streams.bind(asyncio.get_running_loop())
+            display = server.connection()
+            display_socket = FullSocket()
+            display.connection_made(display_socket)
+            display.data_received(get("/api/stream?as=table"))
+            while b"event: view" not in display_socket.written:
+                await asyncio.sleep(0.01)
+            assert handle(HOST, Command("arm", {"mode": "race"})).ok
+            clock.advance(300_000)
+            assert not isinstance(web.service.buttons.press_simulated(1), Rejection)
+            clock.advance(10_000)
+            disk = SlowDisk(web.service.store._db, 0.05,
+                            lambda: at_commit.append((bytes(display_socket.written), len(prepared))))
+            monkeypatch.setattr(web.service.store, "_db", disk)
+            # The timer rings on a thread of its own, as the service's does.
+            await asyncio.get_running_loop().run_in_executor(None, later.run)
+            deadline = time.monotonic() + TIMEOUT_S
+            while not settled_in and time.monotonic() < deadline:
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.05)
+            written = bytes(display_socket.written)
+            display.connection_lost(None)
+            return written, table.position, loop_thread
+
+    with ThreadPoolExecutor(max_workers=1) as own_thread:
+        written, position, loop_thread = own_thread.submit(asyncio.run, scene()).result(timeout=TIMEOUT_S * 2)
+    assert settled_in == [loop_thread], "the decision was made on the loop, where the screens are"
+    news = f"id: {position}\nevent: patch".encode()
+    assert at_commit, "the decision was stored"
+    sent_before, prepared_before = at_commit[-1]
+    assert news not in sent_before, "nothing was sent before the decision was stored"
+    assert prepared_before >= 1 and set(prepared) == {loop_thread}, "the display's message was made meanwhile"
+    assert news in written and b'"winner":"seat:1"' in written, "the display was sent the decision once stored"

@@ -149,7 +149,10 @@ class RoundKeeper:
         self._alarm = Alarm(clock, scheduler, self.settle_if_due)
         """One timer at a time: a press per contestant must not start a timer thread each."""
         table.observers.append(self.on_events)
-        table.view_changing_events.update((ROUND_ARMED, ROUND_SETTLED, ROUND_CANCELLED, "game_ended"))
+        # What the pages see of the keeper is the round being refereed: an arm opens one, a cancel
+        # or the game's end closes it. A decision does not: the keeper lets go of its round before
+        # the settle is made, so the settle's messages can be made while it is stored.
+        table.view_changing_events.update((ROUND_ARMED, ROUND_CANCELLED, "game_ended"))
 
     @property
     def round(self) -> int | None:

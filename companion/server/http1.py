@@ -72,11 +72,36 @@ class LiveStreams:
         self._again = False
         broadcaster.listen(self._changed)
         broadcaster.listen_ahead(self._foresee, self._foresees)
+        broadcaster.keep_changes(self._take_change)
 
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
         """Called on the loop's own thread."""
         self._loop = loop
         self._loop_thread = threading.get_ident()
+
+    def unbind(self) -> None:
+        """The loop is stopping (on its thread): a timer's change is made where it rings again."""
+        self._loop = None
+
+    def _take_change(self, change: Callable[[], None]) -> bool:
+        loop = self._loop
+        if loop is None:
+            return False
+        if threading.get_ident() == self._loop_thread:
+            self._make(change)
+            return True
+        try:
+            loop.call_soon_threadsafe(self._make, change)
+        except RuntimeError:
+            return False  # the loop has closed
+        return True
+
+    @staticmethod
+    def _make(change: Callable[[], None]) -> None:
+        try:
+            change()
+        except Exception:  # as on the timer thread: one failing change must not stop the loop's work
+            log.exception("a timer's change failed")
 
     def __len__(self) -> int:
         return len(self._streams)

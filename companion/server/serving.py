@@ -84,6 +84,7 @@ class TableServer:
                 self._stop_on_loop()
             await self._stopped.wait()
         finally:
+            self.streams.unbind()
             for listener in listeners:
                 listener.close()
             self.server.stopping = True

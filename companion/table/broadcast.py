@@ -18,6 +18,7 @@ class Broadcaster:
         self._changed = threading.Condition()
         self._listeners: list[Callable[[], None]] = []
         self._foreseers: list[tuple[Callable[[], bool], Callable[[], None]]] = []
+        self._keepers: list[Callable[[Callable[[], None]], bool]] = []
         self.closed = False
 
     def listen(self, listener: Callable[[], None]) -> None:
@@ -31,6 +32,18 @@ class Broadcaster:
         is published, and sends nothing. The disk's wait is then not added to every screen's.
         `wanted` says, in the changing thread, whether it would prepare anything now."""
         self._foreseers.append((wanted, foreseer))
+
+    def keep_changes(self, keeper: Callable[[Callable[[], None]], bool]) -> None:
+        """`keeper` takes a change a timer makes to where the pages are kept (an event loop), and
+        says False when nothing keeps them there now (the loop has stopped)."""
+        self._keepers.append(keeper)
+
+    def make_change(self, change: Callable[[], None]) -> None:
+        """Make a change a timer decided (a round's decision, a choice that ran out) where the
+        pages are kept: its messages are then made while it is stored, as a command's are, and
+        sent with no other thread to wake. In this thread when nothing keeps them."""
+        if not any(keeper(change) for keeper in self._keepers):
+            change()
 
     def foresees(self) -> bool:
         """Whether a change made in this thread now would be prepared while it is stored."""
