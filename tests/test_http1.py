@@ -298,6 +298,24 @@ class FullSocket(asyncio.Transport):
         pass
 
 
+def bound_server(web: Web, executor: ThreadPoolExecutor) -> Server:
+    """A server on the running loop (its streams pushed there), as serving.py makes it."""
+    server = Server(web.app, LiveStreams(web.service.table.broadcaster), executor, 64 * 1024)
+    server.streams.bind(asyncio.get_running_loop())
+    return server
+
+
+async def table_stream(server: Server, written: FullSocket | None = None) -> tuple[Any, FullSocket]:
+    """A display's stream on `server` (writing to `written`), once its first view is written."""
+    connection = server.connection()
+    written = written or FullSocket()
+    connection.connection_made(written)
+    connection.data_received(get("/api/stream?as=table"))
+    while b"event: view" not in written.written:
+        await asyncio.sleep(0.01)
+    return connection, written
+
+
 def test_a_phone_whose_socket_is_full_waits_then_gets_one_patch_to_the_current_view(web: Web) -> None:
     """A slow phone only delays itself: nothing is queued for it while its socket is full, and
     once it drains it is sent one patch from what it last had to what is current."""
@@ -305,14 +323,7 @@ def test_a_phone_whose_socket_is_full_waits_then_gets_one_patch_to_the_current_v
 
     async def scene() -> tuple[bytes, bytes, int]:
         with ThreadPoolExecutor(max_workers=2) as executor:
-            server = Server(web.app, LiveStreams(table.broadcaster), executor, 64 * 1024)
-            server.streams.bind(asyncio.get_running_loop())
-            connection = server.connection()
-            socket_ = FullSocket()
-            connection.connection_made(socket_)
-            connection.data_received(get("/api/stream?as=table"))
-            while b"event: view" not in socket_.written:
-                await asyncio.sleep(0.01)
+            connection, socket_ = await table_stream(bound_server(web, executor))
             connection.pause_writing()
             before = bytes(socket_.written)
             for _ in range(3):
@@ -354,15 +365,10 @@ def test_a_tap_is_never_queued_behind_slow_pages_and_its_screens_have_it_first(w
         log: list[tuple[str, bytes]] = []
         release = threading.Event()
         with ThreadPoolExecutor(max_workers=1) as executor:
-            server = Server(web.app, LiveStreams(table.broadcaster), executor, 64 * 1024)
-            server.streams.bind(asyncio.get_running_loop())
-            display, phone = server.connection(), server.connection()
-            display_socket, phone_socket = Logged("display", log), Logged("phone", log)
-            display.connection_made(display_socket)
+            server = bound_server(web, executor)
+            display, _ = await table_stream(server, Logged("display", log))
+            phone, phone_socket = server.connection(), Logged("phone", log)
             phone.connection_made(phone_socket)
-            display.data_received(get("/api/stream?as=table"))
-            while b"event: view" not in display_socket.written:
-                await asyncio.sleep(0.01)
             executor.submit(release.wait, TIMEOUT_S)  # a slow page holds the answering thread
             body = json.dumps({"name": "roll"}).encode()
             phone.data_received(
@@ -436,15 +442,10 @@ def test_screens_are_prepared_while_the_disk_commits_and_sent_only_after(web: We
 
     async def scene() -> tuple[bytes, int]:
         with ThreadPoolExecutor(max_workers=1) as executor:
-            server = Server(web.app, LiveStreams(table.broadcaster), executor, 64 * 1024)
-            server.streams.bind(asyncio.get_running_loop())
-            display, phone = server.connection(), server.connection()
-            display_socket, phone_socket = FullSocket(), FullSocket()
-            display.connection_made(display_socket)
+            server = bound_server(web, executor)
+            display, display_socket = await table_stream(server)
+            phone, phone_socket = server.connection(), FullSocket()
             phone.connection_made(phone_socket)
-            display.data_received(get("/api/stream?as=table"))
-            while b"event: view" not in display_socket.written:
-                await asyncio.sleep(0.01)
             seen = SlowDisk(web.service.store._db, 0.05, lambda: at_commit.append(bytes(display_socket.written)))
             monkeypatch.setattr(web.service.store, "_db", seen)
             body = json.dumps({"name": "roll"}).encode()
@@ -493,14 +494,7 @@ def test_a_rounds_decision_is_made_where_the_screens_are_and_sent_only_once_stor
     async def scene() -> tuple[bytes, int, int]:
         loop_thread = threading.get_ident()
         with ThreadPoolExecutor(max_workers=1) as executor:
-            server = Server(web.app, LiveStreams(table.broadcaster), executor, 64 * 1024)
-            server.streams.bind(asyncio.get_running_loop())
-            display = server.connection()
-            display_socket = FullSocket()
-            display.connection_made(display_socket)
-            display.data_received(get("/api/stream?as=table"))
-            while b"event: view" not in display_socket.written:
-                await asyncio.sleep(0.01)
+            display, display_socket = await table_stream(bound_server(web, executor))
             assert handle(HOST, Command("arm", {"mode": "race"})).ok
             clock.advance(300_000)
             assert not isinstance(web.service.buttons.press_simulated(1), Rejection)
