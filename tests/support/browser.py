@@ -39,7 +39,9 @@ DRAWN_JS = r"""
 (() => {
   if (window.__drawn) return;
   const drawn = [];
+  const rolls = [];
   Object.defineProperty(window, "__drawn", { value: drawn });
+  Object.defineProperty(window, "__rolls", { value: rolls });
   const note = (el, at) => {
     const position = Number(el.dataset ? el.dataset.position : NaN);
     if (!Number.isNaN(position)) drawn.push({ el, position, at });
@@ -54,11 +56,22 @@ DRAWN_JS = r"""
         node.querySelectorAll("[data-position]").forEach((el) => note(el, at));
       }
     }
-  }).observe(document, { attributes: true, attributeFilter: ["data-position"], childList: true, subtree: true });
+    const meta = document.querySelector(".result .meta");
+    const text = meta ? meta.textContent : "";
+    if (text && (!rolls.length || rolls[rolls.length - 1].text !== text)) rolls.push({ text, at });
+  }).observe(document, { attributes: true, attributeFilter: ["data-position"], childList: true, subtree: true,
+                         characterData: true });
 })();
 """
-"""When each element that carries data-position took each position (the page's clock, ms since
-the epoch): a screen's own record of when it drew a state."""
+"""When each element that carries data-position took each position, and when the dice tray's last
+roll line (".result .meta") took each text (the page's clock, ms since the epoch): a screen's own
+record of when it drew a state."""
+
+ROLL_DRAWN_AT_JS = """(n) => {
+  const hit = (window.__rolls || []).find((r) => r.text.startsWith("#" + n + " "));
+  return hit ? hit.at : null;
+}"""
+"""When the page first showed roll `n` (DRAWN_JS's record), or null."""
 
 DRAWN_AT_JS = """([p, root]) => {
   const hit = (window.__drawn || []).find((d) => d.position >= p && d.el.matches(root));
@@ -571,10 +584,11 @@ def holding(screen: Screen, peek: str) -> Iterator[None]:
     """A finger (the mouse's button) held down on the hold-to-peek control called `peek` (its
     data-peek) for the time of the block, and lifted after it."""
     button = screen.page.locator(f'button.peek[data-peek="{peek}"]')
-    button.scroll_into_view_if_needed()
-    box = button.bounding_box()
-    assert box is not None, f"{screen.name} shows no hold-to-peek control {peek!r}"
-    screen.page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    assert button.count() == 1, f"{screen.name} shows no hold-to-peek control {peek!r}"
+    # Scrolled into view, the pointer over its middle. A page that draws again meanwhile (a seat's
+    # presence changed) replaces the button: hover waits that out and finds the new one, where
+    # taking the old one's place first failed as "not attached to the DOM" on a loaded machine.
+    button.hover()
     screen.page.mouse.down()
     try:
         yield
