@@ -24,15 +24,7 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 
 from companion.server.patch import apply as apply_patch
-from tests.support.browser import (
-    CLOCK_SLACK_MS,
-    PLAYER_NAMES,
-    ROLL_DRAWN_AT_JS,
-    SHOWS_ROLL_JS,
-    Scene,
-    Screen,
-    wait_link,
-)
+from tests.support.browser import PLAYER_NAMES, SHOWS_ROLL_JS, Scene, Screen, shown_in_time, wait_link
 
 pytestmark = pytest.mark.browser
 SHARED_SCENE = True   # every test starts its own game: one scene for all, made new for each
@@ -56,8 +48,7 @@ def roll_from(phone: Screen) -> float:
 def wait_for_roll(screens: list[Screen], number: int, since: float, within_s: float) -> dict[str, float]:
     """Every screen shows roll `number` no later than `within_s` after `since`; when each was seen.
 
-    On a loaded machine the question's own round trip to a page can outlast what was left: the
-    page's record of when it first showed the roll (DRAWN_JS) then answers it, as `everywhere` does."""
+    A question that runs out is answered by the page's own record (`shown_in_time`)."""
     deadline = since + within_s
     seen: dict[str, float] = {}
     for screen in screens:
@@ -68,13 +59,7 @@ def wait_for_roll(screens: list[Screen], number: int, since: float, within_s: fl
             continue
         except PlaywrightError:
             pass
-        drawn_at = screen.page.evaluate(ROLL_DRAWN_AT_JS, number)
-        since_ms = (time.time() + since - time.monotonic()) * 1000
-        if drawn_at is None or drawn_at > since_ms + within_s * 1000 + CLOCK_SLACK_MS:
-            drawn = "not yet" if drawn_at is None else f"{(drawn_at - since_ms) / 1000:.2f} s after the tap"
-            pytest.fail(f"{screen.name} did not show roll #{number} within {within_s} s (the page drew it "
-                        f"{drawn}; it shows {screen.last_roll()}; seen so far: {seen})")
-        seen[screen.name] = round(max(0.0, drawn_at - since_ms) / 1000, 3)
+        seen[screen.name] = round(shown_in_time(screen, f"roll {number}", since, within_s), 3)
     return seen
 
 

@@ -39,9 +39,10 @@ DRAWN_JS = r"""
 (() => {
   if (window.__drawn) return;
   const drawn = [];
-  const rolls = [];
+  const marks = new Map();
   Object.defineProperty(window, "__drawn", { value: drawn });
-  Object.defineProperty(window, "__rolls", { value: rolls });
+  Object.defineProperty(window, "__marks", { value: marks });
+  const mark = (key, at) => { if (!marks.has(key)) marks.set(key, at); };
   const note = (el, at) => {
     const position = Number(el.dataset ? el.dataset.position : NaN);
     if (!Number.isNaN(position)) drawn.push({ el, position, at });
@@ -57,21 +58,21 @@ DRAWN_JS = r"""
       }
     }
     const meta = document.querySelector(".result .meta");
-    const text = meta ? meta.textContent : "";
-    if (text && (!rolls.length || rolls[rolls.length - 1].text !== text)) rolls.push({ text, at });
+    if (meta && meta.textContent.startsWith("#")) mark("roll " + meta.textContent.split(" ")[0].slice(1), at);
+    document.querySelectorAll(".g-dice[data-round]").forEach((dice) => mark("dice " + dice.dataset.round, at));
   }).observe(document, { attributes: true, attributeFilter: ["data-position"], childList: true, subtree: true,
                          characterData: true });
 })();
 """
-"""When each element that carries data-position took each position, and when the dice tray's last
-roll line (".result .meta") took each text (the page's clock, ms since the epoch): a screen's own
-record of when it drew a state."""
+"""When each element that carries data-position took each position, and when the page first showed
+each roll: the dice tray's roll n ("roll n", its last-roll line ".result .meta"), the garlic game's
+dice of round n ("dice n"). The page's clock, ms since the epoch: a screen's own record of when it
+drew a state."""
 
-ROLL_DRAWN_AT_JS = """(n) => {
-  const hit = (window.__rolls || []).find((r) => r.text.startsWith("#" + n + " "));
-  return hit ? hit.at : null;
+MARKED_AT_JS = """(key) => {
+  const at = window.__marks && window.__marks.get(key);
+  return at === undefined ? null : at;
 }"""
-"""When the page first showed roll `n` (DRAWN_JS's record), or null."""
 
 DRAWN_AT_JS = """([p, root]) => {
   const hit = (window.__drawn || []).find((d) => d.position >= p && d.el.matches(root));
@@ -88,6 +89,7 @@ RECORDER_JS = r"""
   const absolute = (url) => new URL(String(url), location.href).href;
   const record = (item) => {
     item.page = location.pathname;
+    item.at = performance.now();
     received.push(item);
     try { window.__companionRecord(item); } catch (err) { /* no binding: the page keeps its own copy */ }
   };
@@ -649,6 +651,18 @@ FIND_JS = """([name, args, buttons]) => {
   return [...document.querySelectorAll(`${buttons}[data-name="${name}"]`)]
     .findIndex((b) => !b.disabled && norm(JSON.parse(b.dataset.args || "{}")) === want);
 }"""
+
+
+def shown_in_time(screen: Screen, key: str, since: float, within_s: float) -> float:
+    """When the page first showed `key` (DRAWN_JS's marks), in seconds after `since`; the test
+    fails if it did not show it within `within_s`. For a check that ran out: on a loaded machine
+    the question's own round trip to the page can outlast what was left."""
+    drawn_at = screen.page.evaluate(MARKED_AT_JS, key)
+    since_ms = (time.time() + since - time.monotonic()) * 1000
+    if drawn_at is None or drawn_at > since_ms + within_s * 1000 + CLOCK_SLACK_MS:
+        drawn = "not yet" if drawn_at is None else f"{(drawn_at - since_ms) / 1000:.2f} s after the action"
+        pytest.fail(f"{screen.name} did not show {key} within {within_s} s (the page drew it {drawn})")
+    return max(0.0, drawn_at - since_ms) / 1000
 
 
 def everywhere(scene: Scene, position: int, since: float, root: str) -> None:
