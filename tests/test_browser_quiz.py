@@ -467,6 +467,10 @@ def test_a_buzz_carries_its_tap_and_frame_and_a_page_whose_clock_jumps_is_timed_
     assert sent["round"] == 1 and isinstance(sent["tap"], float | int), sent
     assert isinstance(sent["shown"], float | int) and 0 < sent["shown"] <= sent["tap"], \
         f"the frame that lit the buzzer, before the tap, on the page's clock: {sent}"
+    armed_at = phone1.page.evaluate("""() => (window.__received.find((r) => r.kind === "sse"
+        && r.data.includes('["buttons","round"],1]')) || {}).at""")
+    assert armed_at is not None and sent["shown"] >= armed_at, \
+        f"the buzzer was lit no sooner than the arm reached the page ({armed_at} ms): {sent}"
     page_now = phone1.page.evaluate("() => performance.now()")
     assert sent["tap"] <= page_now < sent["tap"] + 10_000
     assert answer["method"] == "mapped" and answer["refused"] == "", answer
