@@ -201,6 +201,13 @@ def test_a_stream_stops_as_soon_as_its_seat_moves_to_another_phone(web: Web) -> 
     stop = threading.Event()
     reader = threading.Thread(target=read_stream, args=(phone, "me", stop, received))
     reader.start()
+    # The seat moves once the stream is open (its first view came): before, the stream would be
+    # refused, not stopped.
+    for _ in range(250):
+        if received or not reader.is_alive():
+            break
+        stop.wait(0.02)
+    assert received and received[0].view is not None, "the phone's stream opened with its view"
     host = web.host()
     path = host.post("/api/host/rebind", json={"seat": 2}).get_json()["url"].removeprefix(BASE)
     web.client().get(path)
