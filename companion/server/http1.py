@@ -84,12 +84,10 @@ class LiveStreams:
         self._loop = None
 
     def _take_change(self, change: Callable[[], None]) -> bool:
+        """A timer's change (rung on the timer thread) to the loop; False once the loop stops."""
         loop = self._loop
         if loop is None:
             return False
-        if threading.get_ident() == self._loop_thread:
-            self._make(change)
-            return True
         try:
             loop.call_soon_threadsafe(self._make, change)
         except RuntimeError:
