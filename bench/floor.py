@@ -2,9 +2,10 @@
 
 Per command, a server that keeps the table's promises must at least read the POST, commit it to
 disk before anyone sees it, write it to every open stream and answer. This bench measures exactly
-that and nothing else, on the libraries the service stands on (asyncio, h11, SQLite in WAL mode with
-synchronous=FULL, as companion/store/sqlite.py): no Flask, no rules, no views, no patches, one
-message of the size ours average for every stream. Whatever our service spends beyond these figures
+that and nothing else, on the libraries the service stands on (asyncio, httptools as
+companion/server/wire.py reads with it, SQLite in WAL mode with synchronous=FULL, as
+companion/store/sqlite.py): no Flask, no rules, no views, no patches, one message of the size ours
+average for every stream. Whatever our service spends beyond these figures
 is ours to cut; what the floor itself costs is CPython's and the kernel's.
 
 Same shape as bench/live_latency.py: the server in its own process on loopback, 13 + 2 streams
@@ -32,9 +33,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import h11
-
 from bench.browser_latency import cpu_of
+from companion.server.wire import RequestReader, chunk, head
 from companion.sim.clients import BrowserLikeConnection
 from companion.sim.service import free_port
 
@@ -66,18 +66,16 @@ class Floor:
     def publish(self, position: int) -> None:
         text = f'{{"position":{position},"roll":"{self.filler}"}}'[:MESSAGE_BYTES]
         message = f"id: {position}\nevent: patch\ndata: {text}\n\n".encode()
-        chunk = b"%x\r\n%s\r\n" % (len(message), message)
+        framed = chunk(message)
         for transport in self.streams:
-            transport.write(chunk)
+            transport.write(framed)
 
 
 class FloorConnection(asyncio.Protocol):
     def __init__(self, floor: Floor) -> None:
         self.floor = floor
-        self.h11 = h11.Connection(h11.SERVER)
+        self.reader = RequestReader(16 * 1024, 64 * 1024)
         self.transport: asyncio.Transport | None = None
-        self.body = b""
-        self.target = b""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
@@ -88,34 +86,23 @@ class FloorConnection(asyncio.Protocol):
             self.floor.streams.remove(self.transport)
 
     def data_received(self, data: bytes) -> None:
-        self.h11.receive_data(data)
-        while True:
-            event = self.h11.next_event()
-            if event is h11.NEED_DATA or event is h11.PAUSED:
-                return
-            if isinstance(event, h11.Request):
-                self.target, self.body = event.target, b""
-            elif isinstance(event, h11.Data):
-                self.body += event.data
-            elif isinstance(event, h11.EndOfMessage):
-                self.answer()
-            elif isinstance(event, h11.ConnectionClosed):
-                return
+        self.reader.feed(data)
+        while self.reader.ready:
+            request = self.reader.ready.popleft()
+            self.answer(request.target, request.body)
 
-    def answer(self) -> None:
+    def answer(self, target: str, body: bytes) -> None:
         assert self.transport is not None
-        if self.target == b"/stream":
-            self.transport.write(self.h11.send(h11.Response(status_code=200, headers=[
-                (b"content-type", b"text/event-stream"), (b"transfer-encoding", b"chunked")])))
+        if target == "/stream":
+            self.transport.write(head(200, b"OK", [
+                (b"content-type", b"text/event-stream"), (b"transfer-encoding", b"chunked")]))
             self.floor.streams.append(self.transport)
             return
-        position = self.floor.commit(self.body)
+        position = self.floor.commit(body)
         self.floor.publish(position)
-        body = b'{"ok":true,"position":%d}' % position
-        self.transport.write(self.h11.send(h11.Response(status_code=200, headers=[
-            (b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]))
-            + self.h11.send(h11.Data(data=body)) + self.h11.send(h11.EndOfMessage()))
-        self.h11.start_next_cycle()
+        answer = b'{"ok":true,"position":%d}' % position
+        self.transport.write(head(200, b"OK", [
+            (b"content-type", b"application/json"), (b"content-length", b"%d" % len(answer))]) + answer)
 
 
 async def serve(port: int, db_path: Path, synchronous: str) -> None:

@@ -300,16 +300,16 @@ def figure_live(plan: Plan, peers: bool = False) -> list[Row]:
 
 
 def floor_rows(ours: live_latency.Result, commands: int) -> list[Row]:
-    """The floor under the 15-client row (bench/floor.py): h11, the commit and 15 writes, nothing
-    else; with the disk's wait and without it. What ours spends above it is ours to cut."""
+    """The floor under the 15-client row (bench/floor.py): reading the POST (httptools), the commit
+    and 15 writes, nothing else; with the disk's wait and without it. What ours spends above it is ours to cut."""
     rows = []
     for synchronous, what in (("FULL", "committed to disk first"), ("OFF", "no wait for the disk")):
         progress(f"2. the floor, {what}: 15 clients, {commands} commands ...")
         figures = floor.measure(commands, 15, LIVE_INTERVAL_S, synchronous)
         rows.append(Row("2", f"  the floor ({what}): POST read, commit, 15 writes, answer; 15 clients",
                         figures["p50"], figures["p99"], "ms",
-                        f"bench/floor.py: asyncio + h11 + SQLite WAL synchronous={synchronous}, no Flask, rules or "
-                        f"views; server CPU {figures['cpu_ms']:.2f} ms/command; ours / the floor: CPU "
+                        f"bench/floor.py: asyncio + httptools + SQLite WAL synchronous={synchronous}, no Flask, "
+                        f"rules or views; server CPU {figures['cpu_ms']:.2f} ms/command; ours / the floor: CPU "
                         f"{ratio(ours.cpu_per_command_ms, figures['cpu_ms']):.2f}x, p50 "
                         f"{ratio(pct(ours.latencies_ms, 50), figures['p50']):.2f}x"))
     return rows

@@ -106,6 +106,14 @@ def get(path: str, extra: str = "") -> bytes:
     return f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{extra}\r\n".encode()
 
 
+ROLL = b'{"as":"table","name":"roll"}'
+
+
+def post(body: bytes, extra: bytes = b"") -> bytes:
+    return (b"POST /api/commands HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            b"Content-Length: %d\r\n%s\r\n%s" % (len(body), extra, body))
+
+
 def headers_of(response: h11.Response) -> dict[str, str]:
     return {name.decode(): value.decode() for name, value in response.headers}
 
@@ -521,3 +529,65 @@ def test_a_rounds_decision_is_made_where_the_screens_are_and_sent_only_once_stor
     assert news not in sent_before, "nothing was sent before the decision was stored"
     assert prepared_before >= 1 and set(prepared) == {loop_thread}, "the display's message was made meanwhile"
     assert news in written and b'"winner":"seat:1"' in written, "the display was sent the decision once stored"
+
+
+def test_garbage_after_a_good_request_gets_the_good_answer_then_a_refusal(served: Served, web: Web,
+                                                                          caplog: pytest.LogCaptureFixture) -> None:
+    position = web.service.table.position
+    with caplog.at_level(logging.WARNING, logger="companion.server.http1"), connect(served.port) as sock:
+        sock.sendall(get("/api/status") + b"NOT HTTP AT ALL\r\n\r\n")
+        [(good, _), (bad, body)] = answers(sock, 2)
+        assert good.status_code == 200
+        assert bad.status_code == 400 and body.startswith(b"Bad request")
+        assert headers_of(bad)["connection"] == "close"
+        sock.settimeout(TIMEOUT_S)
+        assert sock.recv(1024) == b"", "the connection closes after the refusal"
+    assert web.service.table.position == position
+    assert any("malformed request" in record.getMessage() for record in caplog.records)
+
+
+def test_a_client_that_asks_to_continue_is_told_to_then_answered(served: Served, web: Web) -> None:
+    with connect(served.port) as sock:
+        sock.sendall(post(ROLL, b"Expect: 100-continue\r\n")[:-len(ROLL)])
+        sock.settimeout(TIMEOUT_S)
+        assert sock.recv(1024) == b"HTTP/1.1 100 Continue\r\n\r\n"
+        sock.sendall(ROLL)
+        [(response, _)] = answers(sock)
+    assert response.status_code == 200
+
+
+def test_an_http_1_0_request_is_answered_then_the_connection_closes(served: Served) -> None:
+    with connect(served.port) as sock:
+        sock.sendall(b"GET /api/status HTTP/1.0\r\n\r\n")
+        sock.settimeout(TIMEOUT_S)
+        received = b""
+        while chunk_ := sock.recv(65536):
+            received += chunk_
+    assert received.startswith(b"HTTP/1.1 200 OK\r\n")
+    assert b"\r\nconnection: close\r\n" in received.lower()
+
+
+def test_a_request_to_switch_protocols_is_answered_in_http_1_1_and_the_connection_closes(served: Served) -> None:
+    """No protocol is switched to here: Flask's routing refuses a WebSocket on an HTTP route, and the
+    bytes after the request (the client's first frame) are never read as a request."""
+    with connect(served.port) as sock:
+        sock.sendall(get("/api/status", "Upgrade: websocket\r\nConnection: Upgrade\r\n") + b"\x81\x05hello")
+        [(response, body)] = answers(sock)
+        assert response.status_code == 400, body
+        assert headers_of(response)["connection"] == "close"
+        sock.settimeout(TIMEOUT_S)
+        try:
+            rest = sock.recv(1024)
+        except ConnectionResetError:
+            rest = b""
+        assert rest == b""
+
+
+def test_a_client_that_leaves_mid_request_changes_nothing(served: Served, web: Web) -> None:
+    position = web.service.table.position
+    with connect(served.port) as sock:
+        sock.sendall(post(ROLL)[:-5])
+        sock.shutdown(socket.SHUT_WR)
+        sock.settimeout(TIMEOUT_S)
+        assert sock.recv(1024) == b"", "closed without an answer"
+    assert web.service.table.position == position

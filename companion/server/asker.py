@@ -46,7 +46,7 @@ class Asker:
 
 
 def asker_of_headers(headers: list[tuple[bytes, bytes]], query: str, server: tuple[str, int]) -> Asker:
-    """The asker of a request read off the wire (names in lower case, as h11 gives them)."""
+    """The asker of a request read off the wire (names in lower case, as wire.py gives them)."""
     host_header = origin = authorization = accept_language = None
     cookie_parts: list[str] = []
     for raw_name, raw_value in headers:

@@ -1,10 +1,11 @@
 """The one port's HTTP/1.1 connections, on one event loop: Flask answers pages and the API in
 worker threads, commands and a phone's buzzes on the loop, and the loop keeps every live stream.
 
-h11 reads and frames the protocol; each connection is an asyncio protocol that hands a complete
-request to Flask through the WSGI bridge (wsgi.py), in a thread pool or, for the few requests
-`runs_on_loop` names, on the loop itself, and writes its answer. A stream route leaves its session
-in the environ instead (live.py): the connection then keeps it.
+httptools reads the requests and this module frames the answers (wire.py); each connection is an
+asyncio protocol that hands a complete request to Flask through the WSGI bridge (wsgi.py), in a
+thread pool or, for the few requests `runs_on_loop` names, on the loop itself, and writes its
+answer. A stream route leaves its session in the environ instead (live.py): the connection then
+keeps it.
 
 A change pushes every open stream in one pass of the loop: each steps its session, where views
 are built once per viewer and messages encoded once (views.py, patch.py), and its bytes go to its
@@ -25,9 +26,8 @@ from concurrent.futures import Executor
 from http import HTTPStatus
 from typing import Any
 
-import h11
-
 from companion.server.live import LIVE_SESSION, StreamSession
+from companion.server.wire import CONTINUE, LAST_CHUNK, BadRequest, Incoming, RequestReader, chunk, head, http_date
 from companion.server.wsgi import (
     ON_LOOP_ROUTES,
     TEXT,
@@ -47,16 +47,8 @@ MAX_HEAD_BYTES = 16 * 1024
 
 SERVER_NAME = b"table-companion"
 
-DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-
-
-def http_date(second: int) -> bytes:
-    """An HTTP date (RFC 9110, 5.6.7), in English whatever the locale, made from the clock's
-    fields alone: it is made once a second for as long as the service runs."""
-    t = time.gmtime(second)
-    return (f"{DAYS[t.tm_wday]}, {t.tm_mday:02d} {MONTHS[t.tm_mon - 1]} {t.tm_year} "
-            f"{t.tm_hour:02d}:{t.tm_min:02d}:{t.tm_sec:02d} GMT").encode("ascii")
+PIPELINED = 8
+"""Requests read ahead on one connection before it stops reading until it has answered some."""
 
 
 class LiveStreams:
@@ -204,7 +196,7 @@ class Connection(asyncio.Protocol):
 
     def __init__(self, server: Server) -> None:
         self.server = server
-        self.h11 = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_HEAD_BYTES)
+        self.reader = RequestReader(MAX_HEAD_BYTES, server.max_body)
         self.transport: asyncio.Transport | None = None
         self.client: tuple[str, int] = ("", 0)
         self.local: tuple[str, int] = ("localhost", 80)
@@ -215,13 +207,14 @@ class Connection(asyncio.Protocol):
         self.stream: Stream | None = None
         self.request: Request | None = None
         """The request being answered (or streamed to)."""
-        self._parts: list[bytes] = []
-        self._size = 0
-        self._declared: int | None = None
-        self._too_large = False
-        self._unread = 0
+        self._incoming: Incoming | None = None
+        self._reading_paused = False
+        self._ended = False
+        """The client sent its last byte (it may still read the answers)."""
         self._counted = False
         self._idle: asyncio.TimerHandle | None = None
+        self._bad: BadRequest | None = None
+        """What could not be read after the requests in `reader.ready`: refused in its turn."""
 
     # -- asyncio's calls ---------------------------------------------------------------------
 
@@ -248,20 +241,28 @@ class Connection(asyncio.Protocol):
             self._release()
 
     def data_received(self, data: bytes) -> None:
+        reader = self.reader
+        try:
+            reader.feed(data)
+        except BadRequest as err:
+            self._bad = err
+            reader.stopped = True
         if self.busy:
             # Kept for after this request (pipelining); a client that keeps sending is not read.
-            self._unread += len(data)
-            if self._unread > MAX_HEAD_BYTES + self.server.max_body and self.transport is not None:
+            if len(reader.ready) >= PIPELINED and self.transport is not None and not self._reading_paused:
+                self._reading_paused = True
                 self.transport.pause_reading()
-        self.h11.receive_data(data)
+            return
         self._read()
 
     def eof_received(self) -> bool:
-        self.h11.receive_data(b"")
-        self._read()
+        self._ended = True
+        if not self.busy and not self.reader.ready and self._bad is None:
+            self.close()
+            return False
         # An answer on its way is still written (the client only stopped sending); a page that
         # closes its stream has left.
-        return self.busy and self.stream is None
+        return self.stream is None
 
     def pause_writing(self) -> None:
         self.writing_paused = True
@@ -280,55 +281,41 @@ class Connection(asyncio.Protocol):
     # -- requests ------------------------------------------------------------------------------
 
     def _read(self) -> None:
-        while not self.busy and not self.closed:
-            try:
-                event = self.h11.next_event()
-            except h11.RemoteProtocolError as err:
-                self._refuse(err.error_status_hint, str(err))
-                return
-            if event is h11.NEED_DATA or event is h11.PAUSED:
-                return
-            if isinstance(event, h11.Request):
-                self._begin(event)
-            elif isinstance(event, h11.Data):
-                self._take(event.data)
-            elif isinstance(event, h11.EndOfMessage):
-                self._dispatch()
-            elif isinstance(event, h11.ConnectionClosed):
-                self.close()
-                return
+        """The next request read whole is answered; one waiting for `100 Continue` is told to send."""
+        if self.busy or self.closed:
+            return
+        reader = self.reader
+        if reader.ready:
+            self._begin(reader.ready.popleft())
+            return
+        if self._bad is not None:
+            self._refuse(self._bad.status, self._bad.why)
+            return
+        waiting = reader.reading
+        if waiting is not None and waiting.wants_continue:
+            waiting.wants_continue = False
+            self.write(CONTINUE)
+        if self._idle is not None and waiting is not None:
+            self._idle.cancel()  # a request is arriving: the idle timer restarts once it is answered
+            self._idle = None
 
-    def _begin(self, event: h11.Request) -> None:
+    def _begin(self, incoming: Incoming) -> None:
         if self._idle is not None:
             self._idle.cancel()
             self._idle = None
+        if self._reading_paused and self.transport is not None:
+            self._reading_paused = False
+            self.transport.resume_reading()
+        self._incoming = incoming
         self.request = Request(
-            method=event.method.decode("ascii"), target=event.target.decode("latin-1"),
-            http_version=event.http_version.decode("ascii"), headers=list(event.headers),
-            client=self.client, server=self.local,
+            method=incoming.method, target=incoming.target, http_version=incoming.http_version,
+            headers=incoming.headers, client=self.client, server=self.local,
         )
-        self._parts, self._size, self._too_large = [], 0, False
-        self._declared = None
-        for name, value in event.headers:
-            if name == b"content-length":
-                self._declared = int(value)  # h11 has checked it is one number
-        if self._declared is not None and self._declared > self.server.max_body:
-            # Not read: Flask refuses it by its declared length (413), and the connection closes.
-            self._too_large = True
-            self._dispatch()
-        elif self.h11.they_are_waiting_for_100_continue:
-            self.write(self.h11.send(h11.InformationalResponse(status_code=100, headers=[])))
-
-    def _take(self, data: bytes) -> None:
-        self._parts.append(data)
-        self._size += len(data)
-        if self._size > self.server.max_body:
-            self._declared, self._too_large = self._size, True
-            self._dispatch()
+        self._dispatch()
 
     def _dispatch(self) -> None:
-        request = self.request
-        assert request is not None
+        request, incoming = self.request, self._incoming
+        assert request is not None and incoming is not None
         self.busy = True
         server = self.server
         if server.busy >= server.limit or server.stopping:
@@ -337,13 +324,13 @@ class Connection(asyncio.Protocol):
             return
         server.busy += 1
         self._counted = True
-        body = b"" if self._too_large else b"".join(self._parts)
-        self._parts = []
-        direct = server.direct.get(request.path) if request.method == "POST" and not self._too_large else None
+        too_large = incoming.too_large
+        body = b"" if too_large else incoming.body
+        direct = server.direct.get(request.path) if request.method == "POST" and not too_large else None
         if direct is not None:
             self._answered({}, direct(request, body))
             return
-        environ = wsgi_environ(request, body, self._declared if self._too_large else None)
+        environ = wsgi_environ(request, body, incoming.declared if too_large else None)
         if runs_on_loop(request):
             self._answered(environ, answer_of(server.app, environ))
             return
@@ -370,20 +357,26 @@ class Connection(asyncio.Protocol):
         headers = self.headers_for(answer)
         if not bodiless and not any(name.lower() == b"content-length" for name, _ in answer.headers):
             headers.append((b"content-length", b"%d" % len(answer.body)))
-        if close or self._too_large or self.server.stopping:
+        if close or not self._keeps_open():
             headers.append((b"connection", b"close"))
+            self.reader.stopped = True
         try:
-            data = self.h11.send(h11.Response(status_code=answer.status, headers=headers, reason=answer.reason))
-            if answer.body and not bodiless:
-                data += self.h11.send(h11.Data(data=answer.body))
-            data += self.h11.send(h11.EndOfMessage())
-        except h11.LocalProtocolError as err:
+            data = head(answer.status, answer.reason, headers)
+        except ValueError as err:
             log.error("could not answer %s: %s", "a request" if request is None else request.path, err)
-            self.h11.send_failed()
             self.close()
             return
-        self.write(data)
+        self.write(data + answer.body if answer.body and not bodiless else data)
         self.next_request()
+
+    def _keeps_open(self) -> bool:
+        """The connection carries another request after this answer."""
+        incoming = self._incoming
+        if (incoming is None or not incoming.keep_alive or not incoming.complete or incoming.too_large
+                or self.server.stopping):
+            return False
+        # After a request that switches protocols nothing more is read: unless it has more to say.
+        return not self.reader.stopped or bool(self.reader.ready) or self._bad is not None
 
     def headers_for(self, answer: Answer) -> list[tuple[bytes, bytes]]:
         """An answer's headers as sent: the server's own first."""
@@ -392,15 +385,11 @@ class Connection(asyncio.Protocol):
     def next_request(self) -> None:
         """The answer is written: the next request on this connection, or the connection closes."""
         self._release()
-        if (self.h11.our_state is not h11.DONE or self.h11.their_state is not h11.DONE
-                or self.server.stopping):
+        if not self._keeps_open() or (self._ended and not self.reader.ready and self._bad is None):
             self.close()
             return
-        self.h11.start_next_cycle()
         self.request = None
-        if self._unread and self.transport is not None:
-            self._unread = 0
-            self.transport.resume_reading()
+        self._incoming = None
         self._wait_idle()
         # A request sent before this answer (pipelining) is read next, on the loop's next turn.
         asyncio.get_running_loop().call_soon(self._read)
@@ -426,14 +415,15 @@ class Connection(asyncio.Protocol):
             self.close()
 
     def _refuse(self, status: int, why: str) -> None:
-        """A request h11 could not read: one clear answer, logged, and the connection closes."""
+        """A request that could not be read: one clear answer, logged, and the connection closes."""
         log.warning("refused a malformed request from %s: %s", self.client[0], why)
-        if self.h11.our_state in (h11.IDLE, h11.SEND_RESPONSE):
-            self.request = None
-            reason = HTTPStatus(status).phrase.encode("ascii")
-            self._respond(Answer(status, reason, TEXT, f"Bad request: {why}\n".encode()), close=True)
-        else:
-            self.close()
+        self._bad = None
+        self.reader.stopped = True
+        self.request = None
+        self._incoming = None
+        self.busy = True
+        reason = HTTPStatus(status).phrase.encode("ascii")
+        self._respond(Answer(status, reason, TEXT, f"Bad request: {why}\n".encode()), close=True)
 
     def write(self, data: bytes) -> None:
         if self.transport is not None and not self.closed and not self.transport.is_closing():
@@ -459,13 +449,14 @@ class Stream:
         headers = connection.headers_for(answer)
         if self.chunked:
             headers.append((b"transfer-encoding", b"chunked"))
-        connection.write(connection.h11.send(h11.Response(status_code=200, headers=headers, reason=answer.reason))
-                          + self._framed(self.session.open()))
+        else:
+            headers.append((b"connection", b"close"))  # an HTTP/1.0 client reads until the close
+        connection.write(head(200, answer.reason, headers) + self._framed(self.session.open()))
         connection.server.streams.add(self)
         self.push()
 
     def _framed(self, message: bytes) -> bytes:
-        return b"%x\r\n%s\r\n" % (len(message), message) if self.chunked else message
+        return chunk(message) if self.chunked else message
 
     def prepare(self) -> None:
         if self.ended or self.connection.writing_paused:
@@ -516,5 +507,8 @@ class Stream:
             self._timer.cancel()
         self.session.close()
         if not gone:
-            connection.write(connection.h11.send(h11.EndOfMessage()))
-            connection.next_request()
+            if self.chunked:
+                connection.write(LAST_CHUNK)
+                connection.next_request()
+            else:
+                connection.close()

@@ -44,7 +44,7 @@ class Request:
     """The request target as sent: origin form ("/path?query") or absolute form ("http://host/path")."""
     http_version: str
     headers: Headers
-    """Names in lower case, as h11 gives them."""
+    """Names in lower case (wire.py lowers them), values without the spaces around them."""
     client: tuple[str, int]
     server: tuple[str, int]
 
