@@ -21,9 +21,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 LAYERS: list[tuple[str, list[str]]] = [
     # (why it sits here, its files and folders); bottom first. A folder entry ends with "/".
-    ("the ground: the version, the one clock, errors, words in two languages, the network, alarms, the heap",
+    ("the ground: the version, the one clock, errors, words in two languages, the network, alarms, the heap, "
+     "JSON values alike",
      ["companion/__init__.py", "companion/clock.py", "companion/errors.py", "companion/i18n.py",
-      "companion/netinfo.py", "companion/alarm.py", "companion/heap.py"]),
+      "companion/netinfo.py", "companion/alarm.py", "companion/heap.py", "companion/json_values.py"]),
     ("records and randomness: the event store, seeded draws, dice, facts from the rule specs; no game",
      ["companion/store/", "companion/fairness/", "companion/dice.py", "companion/data/"]),
     ("the games' pure rules: only the standard library and the helpers below, so any game replays",

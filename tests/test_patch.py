@@ -7,7 +7,9 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from companion.games.base import Command, Viewer
 from companion.server.patch import SharedEncoder, apply, diff, equal
+from tests.support.web import Web
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-5, 5) | st.sampled_from([0.0, 1.0, -2.5, 1e300]) | st.text(max_size=3),
@@ -82,3 +84,26 @@ def test_shared_parts_are_diffed_and_encoded_once() -> None:
     assert encoder.diff(shared_old, shared_new) is encoder.diff(shared_old, shared_new)
     value = [{"a": 1}]
     assert encoder.text(value) is encoder.text(value)
+
+
+def test_screens_whose_own_parts_a_change_left_alike_get_one_message(web: Web) -> None:
+    """After a roll at a full table of phones, those that did not roll are sent the same bytes,
+    made once; the one that rolled is told its own news (it may no longer undo) in a message of
+    its own. Each message still takes its screen exactly to its view."""
+    table = web.service.table
+    seats = range(1, table.state.seat_count + 1)
+    for seat in seats:
+        web.join(seat, f"P{seat}")
+    viewers = [Viewer("seat", seat) for seat in seats]
+    encoder = SharedEncoder()
+    before = [table.view(viewer) for viewer in viewers]
+    table.handle(viewers[0], Command("roll"))
+    after = [table.view(viewer) for viewer in viewers]
+    messages = [encoder.message(old, new) for old, new in zip(before, after, strict=True)]
+    assert len(messages) >= 4
+    assert all(message is messages[1] for message in messages[2:]), "one message for those who did not roll"
+    for old, new, message in zip(before, after, messages, strict=True):
+        assert message is not None
+        ops = json.loads(message.decode().split("data: ", 1)[1])
+        assert apply(old, ops) == new
+        assert not any(op[0][0] in ("you", "buttons") for op in ops), "a roll leaves a phone's own parts alike"

@@ -24,6 +24,7 @@ from companion.buzzers.rounds import RoundKeeper
 from companion.buzzers.sources import Press, PressSource, SimulatedSource, SourceHealth
 from companion.clock import Clock
 from companion.games.base import TABLE, Command, Rejection, Viewer
+from companion.json_values import equal
 from companion.store import RecordedEvent
 from companion.table.session import Table
 
@@ -74,6 +75,7 @@ class ButtonHub:
         self.problem = ""
         """Why the last pairing could not be saved, for the host."""
         self._public: tuple[tuple[int, int], dict[str, Any], list[SourceHealth]] | None = None
+        self._seat_views: dict[int, tuple[dict[str, Any], dict[str, Any], dict[str, Any]]] = {}
         self._health_seen: object = None
         self._stopped = threading.Event()
         self._watch: threading.Thread | None = None
@@ -349,17 +351,25 @@ class ButtonHub:
             # The round being refereed: a page stamps the frame that first shows it (phoneclock.py).
             "round": self.keeper.round,
         }
+        if cached is not None and equal(cached[1], part):
+            part = cached[1]  # as it was: every screen's patch passes it by identity (server/patch.py)
         self._public = (revision, part, healths)
         return part, healths
 
     def view(self, viewer: Viewer) -> dict[str, Any]:
         public, healths = self._public_part()
         if viewer.kind == "seat" and viewer.seat is not None:
-            return {**public, "you": {
-                "seat": viewer.seat,
-                "buttons": self.pairs.buttons_of(viewer.seat),
-                "phone_uncertainty_us": self.phones.precision_us(viewer.seat),
-            }}
+            seat = viewer.seat
+            you = {"seat": seat, "buttons": self.pairs.buttons_of(seat),
+                   "phone_uncertainty_us": self.phones.precision_us(seat)}
+            was = self._seat_views.get(seat)
+            if was is not None and equal(was[1], you):
+                you = was[1]
+                if was[0] is public:
+                    return was[2]  # nothing of this seat's changed: the same object, as above
+            view = {**public, "you": you}
+            self._seat_views[seat] = (public, you, view)
+            return view
         if viewer.kind == "host":
             with self._lock:
                 recent = [r.to_json() for r in self.recent]

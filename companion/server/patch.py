@@ -13,51 +13,26 @@ from __future__ import annotations
 
 import copy
 import json
-import marshal
 import math
 from json.encoder import encode_basestring as _string_text
-from typing import Any
+from typing import Any, Generic, TypeVar
+
+from companion.json_values import equal
 
 Path = list[Any]
+K = TypeVar("K")
+V = TypeVar("V")
 Op = list[Any]
 
 SCALARS = (str, int, float, bool, type(None))
 
-COMPOSED_DEPTH = 3
-"""How deep a dict's text is put together from its values' texts (below, one json.dumps is faster)."""
+_ABSENT: Any = object()
+"""A dict's entry that is not there (one side of an added or a deleted key)."""
 
-
-def equal(a: Any, b: Any) -> bool:
-    """Equality as JSON sees it: true is not 1, and 1.0 is not 1.
-
-    Python's own comparison and marshal's bytes (which keep true, 1 and 1.0 apart; version 0
-    writes no back-references, so equal values give equal bytes whoever shares what) answer most
-    pairs in C; only values they cannot tell apart this way are walked here. A pair Python finds
-    unequal may still print alike (a tuple and a list): it costs one needless operation, never a
-    missed one.
-    """
-    if a is b:
-        return True
-    if a != b:
-        return False
-    try:
-        if marshal.dumps(a, 0) == marshal.dumps(b, 0):
-            return True
-    except ValueError:
-        pass  # a type marshal does not know: walk it
-    return _walk_equal(a, b)
-
-
-def _walk_equal(a: Any, b: Any) -> bool:
-    if a is b:
-        return True
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(_walk_equal(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(_walk_equal(x, y) for x, y in zip(a, b, strict=True))
-    return bool(a == b)
+COMPOSED_DEPTH = 4
+"""How deep a dict's or a list's text is put together from its parts' texts (below, one json.dumps
+is faster): a game's list of its latest rolls is new after a roll, but most of its items are the
+ones it held before (table/views.py keeps them), whose text is made."""
 
 
 def _splices(old: list[Any], new: list[Any]) -> list[Op] | None:
@@ -98,6 +73,30 @@ def _scalar_text(value: Any) -> str:
     return _dumps(value)
 
 
+class Memo(Generic[K, V]):
+    """Entries kept by a key, in two generations: when the new one is full it becomes the old one,
+    and an entry read from the old one moves to the new. What every change uses (a game's catalogue
+    text) stays; what no change used for a generation goes."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._new: dict[K, V] = {}
+        self._old: dict[K, V] = {}
+
+    def get(self, key: K) -> V | None:
+        hit = self._new.get(key)
+        if hit is None:
+            hit = self._old.get(key)
+            if hit is not None:
+                self.put(key, hit)
+        return hit
+
+    def put(self, key: K, value: V) -> None:
+        if len(self._new) >= self._size:
+            self._old, self._new = self._new, {}
+        self._new[key] = value
+
+
 class SharedEncoder:
     """Patches and JSON text computed once and shared by every stream that sends the same change.
 
@@ -110,7 +109,8 @@ class SharedEncoder:
     def __init__(self, size: int = 512) -> None:
         self._size = size
         self._diffs: dict[tuple[int, int], tuple[Any, Any, list[Op]]] = {}
-        self._texts: dict[int, tuple[Any, str]] = {}
+        self._texts: Memo[int, tuple[Any, str]] = Memo(size)
+        self._patches: Memo[tuple[Any, ...], tuple[list[Op], bytes | None]] = Memo(size)
         self._prefixes: dict[tuple[Any, int], tuple[Op, Op]] = {}
         self._prefixed_lists: dict[tuple[Any, int], tuple[list[Op], list[Op]]] = {}
         self._scalars: dict[tuple[type, Any], list[Op]] = {}
@@ -158,11 +158,15 @@ class SharedEncoder:
     def _changed_keys(self, old: dict[str, Any], new: dict[str, Any]) -> list[Op]:
         ops: list[Op] = []
         for name, value in new.items():
-            if name not in old:
+            was = old.get(name, _ABSENT)
+            if was is value:
+                continue
+            if was is _ABSENT:
                 ops.append([[name], value])
-            elif old[name] is not value:
-                ops.extend(self._prefixed(name, self.diff(old[name], value)))
-        ops.extend([[name]] for name in old if name not in new)
+            else:
+                ops.extend(self._prefixed(name, self.diff(was, value)))
+        if not old.keys() <= new.keys():
+            ops.extend([[name]] for name in old if name not in new)
         return ops
 
     def _prefixed(self, name: Any, ops: list[Op]) -> list[Op]:
@@ -210,13 +214,15 @@ class SharedEncoder:
         hit = self._texts.get(id(value))
         if hit is not None and hit[0] is value:
             return hit[1]
-        if isinstance(value, dict) and depth < COMPOSED_DEPTH and all(type(k) is str for k in value):
-            text = "{" + ",".join(_string_text(k) + ":" + self.text(v, depth + 1) for k, v in value.items()) + "}"
+        if depth >= COMPOSED_DEPTH:
+            text = _dumps(value)
+        elif type(value) is list:
+            text = "[" + ",".join([self.text(item, depth + 1) for item in value]) + "]"
+        elif type(value) is dict and all(type(k) is str for k in value):
+            text = "{" + ",".join([_string_text(k) + ":" + self.text(v, depth + 1) for k, v in value.items()]) + "}"
         else:
             text = _dumps(value)
-        if len(self._texts) >= self._size:
-            self._texts.clear()
-        self._texts[id(value)] = (value, text)
+        self._texts.put(id(value), (value, text))
         return text
 
     def message(self, last: dict[str, Any] | None, current: dict[str, Any]) -> bytes | None:
@@ -228,12 +234,19 @@ class SharedEncoder:
         hit = self._messages.get(key)
         if hit is not None and hit[0] is last and hit[1] is current:
             return hit[2]
+        position = current["position"]
         if last is None:
-            message: bytes | None = f"id: {current['position']}\nevent: view\ndata: {self.text(current)}\n\n".encode()
+            message: bytes | None = f"id: {position}\nevent: view\ndata: {self.text(current)}\n\n".encode()
         else:
             ops = [] if current is last else self.diff(last, current)
-            text = f"id: {current['position']}\nevent: patch\ndata: {self.ops_text(ops)}\n\n"
-            message = text.encode() if ops else None
+            # Screens of other viewers whose patch holds the same operations share its bytes.
+            patch_key = (position, *map(id, ops))
+            made = self._patches.get(patch_key)
+            if made is not None:
+                message = made[1]
+            else:
+                message = f"id: {position}\nevent: patch\ndata: {self.ops_text(ops)}\n\n".encode() if ops else None
+                self._patches.put(patch_key, (ops, message))
         if len(self._messages) >= self._size:
             self._messages.clear()
         self._messages[key] = (last, current, message)
@@ -249,9 +262,7 @@ class SharedEncoder:
             return hit[1]
         path = "[" + ",".join(_string_text(k) if type(k) is str else self.text(k) for k in op[0]) + "]"
         text = "[" + ",".join([path, *(self.text(part) for part in op[1:])]) + "]"
-        if len(self._texts) >= self._size:
-            self._texts.clear()
-        self._texts[id(op)] = (op, text)
+        self._texts.put(id(op), (op, text))
         return text
 
 

@@ -42,6 +42,8 @@ class TableViews:
         self._lock = lock
         """The table's: a view is built from one consistent moment, never mid-command."""
         self._views: dict[Hashable, Any] = {}
+        self._yours: dict[int, dict[str, Any]] = {}
+        """Each seat's own part, kept while its name stays: a screen's patch passes it by identity."""
         self._revision = -1
         self._ahead_of: int | None = None
         """The revision a change was made at, until its publish moves it on (see `forget`)."""
@@ -100,8 +102,15 @@ class TableViews:
         for name, part in table.extra_views.items():
             view[name] = part(viewer)
         if viewer.kind == "seat" and viewer.seat is not None:
-            view["you"] = {"seat": viewer.seat, "name": table.state.names.get(viewer.seat, "")}
+            view["you"] = self._you(viewer.seat)
         return view
+
+    def _you(self, seat: int) -> dict[str, Any]:
+        name = self.table.state.names.get(seat, "")
+        you = self._yours.get(seat)
+        if you is None or you["name"] != name:
+            you = self._yours[seat] = {"seat": seat, "name": name}
+        return you
 
     def _game(self, viewer: Viewer) -> dict[str, Any] | None:
         """The game's part of a view: one object for every viewer who sees the game alike, is
