@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from companion.fairness import contributions
 from companion.games.base import Command, Rejection, Viewer
+from companion.json_values import equal
 from companion.table.broadcast import Broadcaster
 from companion.table.gamerun import GameRun, UndoPolicy
 from companion.table.presence import Presence
@@ -42,6 +43,8 @@ class TableViews:
         self._lock = lock
         """The table's: a view is built from one consistent moment, never mid-command."""
         self._views: dict[Hashable, Any] = {}
+        self._before: dict[Hashable, Any] = {}
+        """What was built before the last change: a part built alike is kept as it was."""
         self._yours: dict[int, dict[str, Any]] = {}
         """Each seat's own part, kept while its name stays: a screen's patch passes it by identity."""
         self._revision = -1
@@ -55,8 +58,13 @@ class TableViews:
         the view a command's answer carries is the one its screens are then sent, not built twice.
         """
         self._revision = -1  # no one is handed a view built now before the publish
-        self._views = {}
+        self._drop()
         self._ahead_of = self.table.broadcaster.revision
+
+    def _drop(self) -> None:
+        if self._views:
+            self._before = self._views
+            self._views = {}
 
     def of(self, viewer: Viewer) -> dict[str, Any]:
         key = str(viewer)
@@ -70,7 +78,7 @@ class TableViews:
             if revision != self._revision:
                 ahead = self._ahead_of
                 if ahead is None or revision not in (ahead, ahead + 1):
-                    self._views = {}
+                    self._drop()
                     self._ahead_of = None
                     self._revision = revision
                 elif revision == ahead + 1:
@@ -82,11 +90,19 @@ class TableViews:
                 cached = self._views[key] = self._build(viewer)
             return cached
 
-    def _shared(self, name: Hashable, build: Callable[[], Any]) -> Any:
-        """A part every viewer's view shares (the same object), built once per change."""
+    def _shared(self, name: Hashable, build: Callable[[], Any], keep: bool = False) -> Any:
+        """A part every viewer's view shares (the same object), built once per change; with
+        `keep`, the one built before it when they are alike (a small part most changes leave as
+        it was: compared once here, then passed by identity by every screen's patch, and printed
+        once)."""
         part = self._views.get(name)
         if part is None:
-            part = self._views[name] = build()
+            part = build()
+            if keep:
+                was = self._before.get(name)
+                if was is not None and equal(was, part):
+                    part = was
+            self._views[name] = part
         return part
 
     def _seats(self) -> dict[str, Any]:
@@ -97,7 +113,7 @@ class TableViews:
 
     def _build(self, viewer: Viewer) -> dict[str, Any]:
         table = self.table
-        view: dict[str, Any] = {"position": table.position, "table": self._shared("#table", self._seats),
+        view: dict[str, Any] = {"position": table.position, "table": self._shared("#table", self._seats, keep=True),
                                 "game": self._game(viewer)}
         for name, part in table.extra_views.items():
             view[name] = part(viewer)
@@ -136,7 +152,7 @@ class TableViews:
             "ended": run.ended,
             "seq": run.seq,
             "view": self._shared(("#view", sees), lambda: run.view(viewer)),
-            "entropy": self._shared("#entropy", lambda: contributions.public_view(run.entropy)),
+            "entropy": self._shared("#entropy", lambda: contributions.public_view(run.entropy), keep=True),
             "fairness": self._shared("#fairness", run.fairness_view),
         }
         if undoes:
@@ -144,7 +160,7 @@ class TableViews:
             game["undo"] = {"allowed": refusal is None, "reason": refusal}
         if run.undone is not None:
             game["undone"] = run.undone.to_json()
-        game["actions"] = self._shared(("#actions", offers), lambda: self._actions(run, viewer))
+        game["actions"] = self._shared(("#actions", offers), lambda: self._actions(run, viewer), keep=True)
         return game
 
     def _actions(self, run: GameRun, viewer: Viewer) -> list[dict[str, Any]]:
