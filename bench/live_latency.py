@@ -567,12 +567,14 @@ def case(r: Result) -> str:
 
 
 def print_ratios(ours: Result, theirs: Result, width: int) -> None:
-    """The line ours / the peer's, column by column, under the peer's line."""
+    """The line ours / the peer's, column by column, under the peer's line (one per run of ours with
+    as many clients: the one-core run has its own)."""
     cells = [ratio(percentile(ours.latencies_ms, q), percentile(theirs.latencies_ms, q)) for q in (50, 99)]
     cells.append(ratio(max(ours.latencies_ms, default=float("nan")), max(theirs.latencies_ms, default=float("nan"))))
     cells.append(ratio(percentile(ours.client_median_ms, 50), percentile(theirs.client_median_ms, 50)))
     cpu = ratio(ours.cpu_per_command_ms, theirs.cpu_per_command_ms)
-    print(f"{f'  ours / {theirs.server}':<{width}}{'':>6}" + "".join(f"{f'{c:.2f}x':>9}" for c in cells[:3])
+    who = "ours on one core" if ours.one_core else "ours"
+    print(f"{f'  {who} / {theirs.server}':<{width}}{'':>6}" + "".join(f"{f'{c:.2f}x':>9}" for c in cells[:3])
           + f"{f'{cells[3]:.2f}x':>19}{'-':>10}{f'{cpu:.2f}x':>12}")
 
 
@@ -584,15 +586,16 @@ def report(results: list[Result], interval_s: float, peer: str | None = None) ->
           "(command sent -> every client has the new state)")
     print(f"{'case':<{width}}{'cmds':>6}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}"
           f"{'median client p50':>19}{'POST p50':>10}{'CPU ms/cmd':>12}")
-    ours_of = {theirs.clients: ours for ours, theirs in pairs(results)}
+    matched = pairs(results)
     for r in results:
         lat = r.latencies_ms
         post = f"{percentile(r.post_ms, 50):>10.1f}" if r.post_ms else f"{'-':>10}"
         print(f"{case(r):<{width}}{len(lat):>6}"
               f"{percentile(lat, 50):>9.1f}{percentile(lat, 99):>9.1f}{max(lat, default=float('nan')):>9.1f}"
               f"{percentile(r.client_median_ms, 50):>19.1f}{post}{r.cpu_per_command_ms:>12.1f}")
-        if r.peer and r.clients in ours_of:
-            print_ratios(ours_of[r.clients], r, width)
+        for ours, theirs in matched:
+            if theirs is r:
+                print_ratios(ours, r, width)
     for r in results:
         notes = []
         if r.undelivered:
@@ -616,6 +619,8 @@ def report(results: list[Result], interval_s: float, peer: str | None = None) ->
         who = f"{r.server}, " if r.peer else ""
         print(f"  {who}{r.clients} clients: " + ", ".join(f"{label} {mb:.1f} MB" for label, mb in r.rss))
     for ours, theirs in pairs(results):
+        if ours.one_core:
+            continue  # the same server as the run beside it: its memory is that run's
         print(f"  ours / {theirs.server}, {ours.clients} clients: after the commands "
               f"{ratio(ours.rss_after(), theirs.rss_after()):.2f}x, idle after start "
               f"{ratio(ours.rss[0][1], theirs.rss[0][1]):.2f}x")
