@@ -1,13 +1,15 @@
 """JSON values compared as JSON sees them: two values are the same only if they print alike.
 
-The patches (server/patch.py) and the parts of views kept from one change to the next
-(buzzers/hub.py) are told apart this way.
+The patches (server/patch.py) tell values apart this way, and the views (table/views.py,
+buzzers/hub.py) keep a part from one change to the next when it is alike (`kept`).
 """
 
 from __future__ import annotations
 
 import marshal
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 
 def equal(a: Any, b: Any) -> bool:
@@ -41,3 +43,9 @@ def _walk_equal(a: Any, b: Any) -> bool:
     if isinstance(a, list):
         return len(a) == len(b) and all(_walk_equal(x, y) for x, y in zip(a, b, strict=True))
     return bool(a == b)
+
+
+def kept(was: T | None, part: T) -> T:
+    """`was` when it prints as `part` does, else `part`: a part a change left alike stays the
+    object the screens had, which every screen's patch passes by identity and prints once."""
+    return was if was is not None and equal(was, part) else part

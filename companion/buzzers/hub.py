@@ -24,7 +24,7 @@ from companion.buzzers.rounds import RoundKeeper
 from companion.buzzers.sources import Press, PressSource, SimulatedSource, SourceHealth
 from companion.clock import Clock
 from companion.games.base import TABLE, Command, Rejection, Viewer
-from companion.json_values import equal
+from companion.json_values import kept
 from companion.store import RecordedEvent
 from companion.table.session import Table
 
@@ -351,8 +351,7 @@ class ButtonHub:
             # The round being refereed: a page stamps the frame that first shows it (phoneclock.py).
             "round": self.keeper.round,
         }
-        if cached is not None and equal(cached[1], part):
-            part = cached[1]  # as it was: every screen's patch passes it by identity (server/patch.py)
+        part = kept(None if cached is None else cached[1], part)
         self._public = (revision, part, healths)
         return part, healths
 
@@ -360,13 +359,13 @@ class ButtonHub:
         public, healths = self._public_part()
         if viewer.kind == "seat" and viewer.seat is not None:
             seat = viewer.seat
-            you = {"seat": seat, "buttons": self.pairs.buttons_of(seat),
-                   "phone_uncertainty_us": self.phones.precision_us(seat)}
             was = self._seat_views.get(seat)
-            if was is not None and equal(was[1], you):
-                you = was[1]
-                if was[0] is public:
-                    return was[2]  # nothing of this seat's changed: the same object, as above
+            you = kept(None if was is None else was[1], {
+                "seat": seat, "buttons": self.pairs.buttons_of(seat),
+                "phone_uncertainty_us": self.phones.precision_us(seat),
+            })
+            if was is not None and was[0] is public and was[1] is you:
+                return was[2]  # nothing of this seat's changed: the view its screens have
             view = {**public, "you": you}
             self._seat_views[seat] = (public, you, view)
             return view

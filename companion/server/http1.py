@@ -246,7 +246,6 @@ class Connection(asyncio.Protocol):
             reader.feed(data)
         except BadRequest as err:
             self._bad = err
-            reader.stopped = True
         if self.busy:
             # Kept for after this request (pipelining); a client that keeps sending is not read.
             if len(reader.ready) >= PIPELINED and self.transport is not None and not self._reading_paused:
@@ -257,7 +256,7 @@ class Connection(asyncio.Protocol):
 
     def eof_received(self) -> bool:
         self._ended = True
-        if not self.busy and not self.reader.ready and self._bad is None:
+        if not self.busy and not self._more_to_answer():
             self.close()
             return False
         # An answer on its way is still written (the client only stopped sending); a page that
@@ -372,11 +371,14 @@ class Connection(asyncio.Protocol):
     def _keeps_open(self) -> bool:
         """The connection carries another request after this answer."""
         incoming = self._incoming
-        if (incoming is None or not incoming.keep_alive or not incoming.complete or incoming.too_large
-                or self.server.stopping):
+        if incoming is None or not incoming.keep_alive or incoming.too_large or self.server.stopping:
             return False
         # After a request that switches protocols nothing more is read: unless it has more to say.
-        return not self.reader.stopped or bool(self.reader.ready) or self._bad is not None
+        return not self.reader.stopped or self._more_to_answer()
+
+    def _more_to_answer(self) -> bool:
+        """Requests read whole, or one to refuse, wait their turn."""
+        return bool(self.reader.ready) or self._bad is not None
 
     def headers_for(self, answer: Answer) -> list[tuple[bytes, bytes]]:
         """An answer's headers as sent: the server's own first."""
@@ -385,7 +387,7 @@ class Connection(asyncio.Protocol):
     def next_request(self) -> None:
         """The answer is written: the next request on this connection, or the connection closes."""
         self._release()
-        if not self._keeps_open() or (self._ended and not self.reader.ready and self._bad is None):
+        if not self._keeps_open() or (self._ended and not self._more_to_answer()):
             self.close()
             return
         self.request = None
@@ -418,7 +420,6 @@ class Connection(asyncio.Protocol):
         """A request that could not be read: one clear answer, logged, and the connection closes."""
         log.warning("refused a malformed request from %s: %s", self.client[0], why)
         self._bad = None
-        self.reader.stopped = True
         self.request = None
         self._incoming = None
         self.busy = True

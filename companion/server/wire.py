@@ -60,8 +60,8 @@ class Incoming:
     parts: list[bytes] = field(default_factory=list)
     size: int = 0
     too_large: bool = False
-    """Its body is over the limit: it is answered without the rest being read."""
-    complete: bool = False
+    """Its body is over the limit: it is answered without the rest being read (else it is read
+    whole once it is in `RequestReader.ready`)."""
     wants_continue: bool = False
     """It waits for `100 Continue` before it sends its body."""
 
@@ -90,7 +90,8 @@ class RequestReader:
         self._head_size = 0
 
     def feed(self, data: bytes) -> None:
-        """Reads `data`; raises BadRequest when it is not HTTP/1.1 this server accepts."""
+        """Reads `data`; raises BadRequest when it is not HTTP/1.1 this server accepts (and reads
+        nothing more)."""
         if self.stopped:
             return
         try:
@@ -99,11 +100,14 @@ class RequestReader:
             self.stopped = True  # answered as HTTP/1.1, then the connection closes (no protocol switch here)
         except httptools.HttpParserCallbackError as err:
             cause = err.__context__
+            if isinstance(cause, _Stop):
+                return
+            self.stopped = True
             if isinstance(cause, BadRequest):
                 raise cause from None
-            if not isinstance(cause, _Stop):
-                raise
+            raise
         except httptools.HttpParserError as err:
+            self.stopped = True
             raise BadRequest(400, str(err) or type(err).__name__) from None
 
     # -- httptools' calls --------------------------------------------------------------------------
@@ -158,7 +162,6 @@ class RequestReader:
     def on_message_complete(self) -> None:
         request = self.reading
         assert request is not None
-        request.complete = True
         self.reading = None
         self.ready.append(request)
         if not request.keep_alive:

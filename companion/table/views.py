@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from companion.fairness import contributions
 from companion.games.base import Command, Rejection, Viewer
-from companion.json_values import equal
+from companion.json_values import kept
 from companion.table.broadcast import Broadcaster
 from companion.table.gamerun import GameRun, UndoPolicy
 from companion.table.presence import Presence
@@ -45,8 +45,6 @@ class TableViews:
         self._views: dict[Hashable, Any] = {}
         self._before: dict[Hashable, Any] = {}
         """What was built before the last change: a part built alike is kept as it was."""
-        self._yours: dict[int, dict[str, Any]] = {}
-        """Each seat's own part, kept while its name stays: a screen's patch passes it by identity."""
         self._revision = -1
         self._ahead_of: int | None = None
         """The revision a change was made at, until its publish moves it on (see `forget`)."""
@@ -97,12 +95,7 @@ class TableViews:
         once)."""
         part = self._views.get(name)
         if part is None:
-            part = build()
-            if keep:
-                was = self._before.get(name)
-                if was is not None and equal(was, part):
-                    part = was
-            self._views[name] = part
+            part = self._views[name] = kept(self._before.get(name), build()) if keep else build()
         return part
 
     def _seats(self) -> dict[str, Any]:
@@ -118,15 +111,11 @@ class TableViews:
         for name, part in table.extra_views.items():
             view[name] = part(viewer)
         if viewer.kind == "seat" and viewer.seat is not None:
-            view["you"] = self._you(viewer.seat)
+            # The seat's own part: the one its view held before the change, while its name stays.
+            name = table.state.names.get(viewer.seat, "")
+            was = (self._before.get(str(viewer)) or {}).get("you")
+            view["you"] = was if was is not None and was["name"] == name else {"seat": viewer.seat, "name": name}
         return view
-
-    def _you(self, seat: int) -> dict[str, Any]:
-        name = self.table.state.names.get(seat, "")
-        you = self._yours.get(seat)
-        if you is None or you["name"] != name:
-            you = self._yours[seat] = {"seat": seat, "name": name}
-        return you
 
     def _game(self, viewer: Viewer) -> dict[str, Any] | None:
         """The game's part of a view: one object for every viewer who sees the game alike, is
