@@ -103,7 +103,10 @@ class SharedEncoder:
     Views share their unchanged parts (the same objects), so the difference of a shared part, and
     the text of a shared value, is the same for every screen: it is computed for the first screen
     and looked up by object identity for the others. Entries keep their objects alive, so an
-    identity is never reused while it is a key; the memo is dropped whole when it grows.
+    identity is never reused while it is a key. Texts and finished patches live in a `Memo`, so
+    what every change prints (a game's catalogue) survives; the per-pair memos, looked up several
+    times for each screen, are plain dicts dropped whole when they grow (a Memo's method call on
+    each lookup made the fan-out a third slower, 0.16 -> 0.24 ms a roll for 15 screens).
     """
 
     def __init__(self, size: int = 512) -> None:
