@@ -186,11 +186,14 @@ class FakeBox:
                 data = os.read(master, 4096)
             except OSError:
                 return
-            read_us = now_us()
-            before = parser.bad_frames
-            for frame in parser.feed(data):
-                self._answer(frame, read_us)
+            # Stamped and answered in one turn of the lock, as the board's one loop does: a
+            # heartbeat stamped later can never go out before a reply stamped sooner (a reader
+            # held up between its stamp and its reply made the host see the clock go back).
             with self._lock:
+                read_us = now_us()
+                before = parser.bad_frames
+                for frame in parser.feed(data):
+                    self._answer(frame, read_us)
                 self.rx_errors += parser.bad_frames - before
 
     def _answer(self, frame: proto.Frame, read_us: int) -> None:
