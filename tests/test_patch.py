@@ -109,3 +109,46 @@ def test_screens_whose_own_parts_a_change_left_alike_get_one_message(web: Web) -
         ops = json.loads(message.decode().split("data: ", 1)[1])
         assert apply(old, ops) == new
         assert not any(op[0][0] in ("you", "buttons") for op in ops), "a roll leaves a phone's own parts alike"
+
+
+screens_views = st.tuples(
+    st.lists(json_values, min_size=1, max_size=4),  # the parts the views may share (the same objects)
+    st.lists(st.tuples(st.integers(0, 2), st.integers(0, 2),
+                       st.dictionaries(st.sampled_from("xyz"), st.integers(0, 3) | st.booleans() | json_values,
+                                       max_size=3),
+                       st.dictionaries(st.sampled_from("xyz"), st.integers(0, 3) | st.booleans() | json_values,
+                                       max_size=3)),
+             min_size=1, max_size=6),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(screens_views)
+def test_every_screen_of_a_change_gets_the_patch_to_its_own_view(views) -> None:
+    """Screens whose views share parts (the same objects) and differ in their own scalars and
+    parts, all sent by one encoder: however the sharing goes, each is taken exactly to its view
+    (a 0 that became 1 on one screen and a false that became true on another are told apart)."""
+    shared, screens = views
+    encoder = SharedEncoder()
+    for old_part, new_part, old_own, new_own in screens:
+        old = {"position": 4, "game": shared[old_part % len(shared)], **old_own}
+        new = {"position": 5, "game": shared[new_part % len(shared)], **new_own}
+        message = encoder.message(old, new)
+        if message is None:
+            assert equal(old, new)
+            continue
+        ops = json.loads(message.decode().split("data: ", 1)[1])
+        assert equal(apply(old, ops), new)
+
+
+def test_screens_whose_views_moved_alike_share_the_bytes_made_once() -> None:
+    encoder = SharedEncoder()
+    game_old, game_new = {"rolls": [3, 4]}, {"rolls": [6, 3, 4]}
+    seats = [{"seat": n} for n in range(1, 4)]
+    olds = [{"position": 8, "game": game_old, "you": you} for you in seats]
+    news = [{"position": 9, "game": game_new, "you": you} for you in seats]
+    messages = [encoder.message(old, new) for old, new in zip(olds, news, strict=True)]
+    assert messages[0] is messages[1] is messages[2], "one patch, made once, for every screen that moved alike"
+    flag = encoder.message({"position": 9, "flag": 0}, {"position": 10, "flag": 1})
+    other = encoder.message({"position": 9, "flag": False}, {"position": 10, "flag": True})
+    assert flag != other, "1 and true print apart"

@@ -97,6 +97,37 @@ class Memo(Generic[K, V]):
         self._new[key] = value
 
 
+def _moved_parts(position: int, last: dict[str, Any],
+                 current: dict[str, Any]) -> tuple[tuple[Any, ...], list[Any]] | None:
+    """What a screen's patch is made of, when the views of several viewers moved alike (a roll
+    leaves every phone's own parts as they were): the log position, and each top-level entry
+    that is not the very object it was, by the identities of its two sides (a scalar by its type
+    and value: the views of several viewers hold equal scalars that need not be one object).
+    The second item holds those objects, for the memo to keep them alive: an identity is then
+    never reused while it is a key. None when an entry was added or dropped (a rare change,
+    patched the long way)."""
+    if len(last) != len(current):
+        return None
+    key: list[Any] = [position]
+    held: list[Any] = []
+    for name, value in current.items():
+        was = last.get(name, _ABSENT)
+        if was is value:
+            continue
+        if was is _ABSENT:
+            return None
+        if type(value) in _KEYED_BY_VALUE and type(was) is type(value):
+            key.append((name, type(value), was, value))
+        else:
+            key.append((name, id(was), id(value)))
+            held += (was, value)
+    return tuple(key), held
+
+
+_KEYED_BY_VALUE = frozenset({int, str, bool, type(None)})
+"""Scalars whose equal values print alike (not float: 0.0 and -0.0 are equal)."""
+
+
 class SharedEncoder:
     """Patches and JSON text computed once and shared by every stream that sends the same change.
 
@@ -118,6 +149,9 @@ class SharedEncoder:
         self._prefixed_lists: dict[tuple[Any, int], tuple[list[Op], list[Op]]] = {}
         self._scalars: dict[tuple[type, Any], list[Op]] = {}
         self._messages: dict[tuple[int, int], tuple[Any, Any, bytes | None]] = {}
+        self._alike: dict[tuple[Any, ...], tuple[list[Any], bytes | None]] = {}
+        """Finished patches by the parts that moved between two views (`_moved_parts`): a screen
+        whose view moved as another's did is sent its bytes without comparing anything again."""
 
     def diff(self, old: Any, new: Any) -> list[Op]:
         if isinstance(old, dict | list) and isinstance(new, dict | list):
@@ -241,18 +275,30 @@ class SharedEncoder:
         if last is None:
             message: bytes | None = f"id: {position}\nevent: view\ndata: {self.text(current)}\n\n".encode()
         else:
-            ops = [] if current is last else self.diff(last, current)
-            # Screens of other viewers whose patch holds the same operations share its bytes.
-            patch_key = (position, *map(id, ops))
-            made = self._patches.get(patch_key)
+            moved = _moved_parts(position, last, current)
+            made = None if moved is None else self._alike.get(moved[0])
             if made is not None:
                 message = made[1]
             else:
-                message = f"id: {position}\nevent: patch\ndata: {self.ops_text(ops)}\n\n".encode() if ops else None
-                self._patches.put(patch_key, (ops, message))
+                message = self._patch(position, last, current)
+                if moved is not None:
+                    if len(self._alike) >= self._size:
+                        self._alike.clear()
+                    self._alike[moved[0]] = (moved[1], message)
         if len(self._messages) >= self._size:
             self._messages.clear()
         self._messages[key] = (last, current, message)
+        return message
+
+    def _patch(self, position: int, last: dict[str, Any], current: dict[str, Any]) -> bytes | None:
+        ops = [] if current is last else self.diff(last, current)
+        # Screens of other viewers whose patch holds the same operations share its bytes.
+        patch_key = (position, *map(id, ops))
+        made = self._patches.get(patch_key)
+        if made is not None:
+            return made[1]
+        message = f"id: {position}\nevent: patch\ndata: {self.ops_text(ops)}\n\n".encode() if ops else None
+        self._patches.put(patch_key, (ops, message))
         return message
 
     def ops_text(self, ops: list[Op]) -> str:
