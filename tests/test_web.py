@@ -218,6 +218,8 @@ def test_a_stream_stops_as_soon_as_its_seat_moves_to_another_phone(web: Web) -> 
 
 def test_presence_shows_which_seats_have_a_screen_open(web: Web) -> None:
     phone = web.join(1, "Ann")
+    assert web.client().get("/api/view").get_json()["table"]["seats"][0]["connected"] is False, \
+        "seated, but no screen of hers is open yet (the TV shows it so)"
     stop = threading.Event()
     received: list[Received] = []
     reader = threading.Thread(target=read_stream, args=(phone, "me", stop, received))

@@ -97,31 +97,48 @@ class Memo(Generic[K, V]):
         self._new[key] = value
 
 
-def _moved_parts(position: int, last: dict[str, Any],
-                 current: dict[str, Any]) -> tuple[tuple[Any, ...], list[Any]] | None:
+def _moved_parts(position: int, last: dict[str, Any], current: dict[str, Any],
+                 nested: bool) -> tuple[tuple[Any, ...], list[Any]] | None:
     """What a screen's patch is made of, when the views of several viewers moved alike (a roll
-    leaves every phone's own parts as they were): the log position, and each top-level entry
-    that is not the very object it was, by the identities of its two sides (a scalar by its type
-    and value: the views of several viewers hold equal scalars that need not be one object).
-    The second item holds those objects, for the memo to keep them alive: an identity is then
-    never reused while it is a key. None when an entry was added or dropped (a rare change,
-    patched the long way)."""
-    if len(last) != len(current):
-        return None
+    leaves every phone's own parts as they were): the log position and the entries that moved.
+
+    A patch names only the entries that are not the very objects they were, and each one's
+    operations depend on its two sides alone. So the key holds each moved entry by the
+    identities of its two sides (a scalar by its type and value: the views of several viewers
+    hold equal scalars that need not be one object). A dict of a viewer's own whose entries come
+    from a part every viewer shares (a phone's buttons: what every phone sees, and its own seat)
+    is held, when `nested`, one level down, by its own moved entries. The second item holds the objects named by
+    identity, for the memo to keep them alive: an identity is then never reused while it is a
+    key. None when an entry was added or dropped (a rare change, patched the long way)."""
     key: list[Any] = [position]
     held: list[Any] = []
+    if not _moved_entries(last, current, key, held, nested):
+        return None
+    return tuple(key), held
+
+
+def _moved_entries(last: dict[str, Any], current: dict[str, Any], key: list[Any], held: list[Any],
+                   nested: bool) -> bool:
+    if len(last) != len(current):
+        return False
     for name, value in current.items():
         was = last.get(name, _ABSENT)
         if was is value:
             continue
         if was is _ABSENT:
-            return None
-        if type(value) in _KEYED_BY_VALUE and type(was) is type(value):
-            key.append((name, type(value), was, value))
-        else:
-            key.append((name, id(was), id(value)))
-            held += (was, value)
-    return tuple(key), held
+            return False
+        kind = type(value)
+        if kind in _KEYED_BY_VALUE and type(was) is kind:
+            key.append((name, kind, was, value))
+            continue
+        if nested and kind is dict and type(was) is dict:
+            inner: list[Any] = []
+            if _moved_entries(was, value, inner, held, nested=False):
+                key.append((name, tuple(inner)))
+                continue
+        key.append((name, id(was), id(value)))
+        held += (was, value)
+    return True
 
 
 _KEYED_BY_VALUE = frozenset({int, str, bool, type(None)})
@@ -275,16 +292,26 @@ class SharedEncoder:
         if last is None:
             message: bytes | None = f"id: {position}\nevent: view\ndata: {self.text(current)}\n\n".encode()
         else:
-            moved = _moved_parts(position, last, current)
-            made = None if moved is None else self._alike.get(moved[0])
+            # By the moved entries themselves first (most screens of a change share them); then
+            # one level down, where a viewer's own dict holds what all share (the phones' buttons).
+            keys = []
+            made = None
+            for nested in (False, True):
+                moved = _moved_parts(position, last, current, nested)
+                if moved is None:
+                    break
+                made = self._alike.get(moved[0])
+                if made is not None:
+                    break
+                keys.append(moved)
             if made is not None:
                 message = made[1]
             else:
                 message = self._patch(position, last, current)
-                if moved is not None:
-                    if len(self._alike) >= self._size:
-                        self._alike.clear()
-                    self._alike[moved[0]] = (moved[1], message)
+                if len(self._alike) >= self._size:
+                    self._alike.clear()
+                for key_of_moved, held in keys:
+                    self._alike[key_of_moved] = (held, message)
         if len(self._messages) >= self._size:
             self._messages.clear()
         self._messages[key] = (last, current, message)

@@ -14,11 +14,16 @@ class Presence:
         self._broadcaster = broadcaster
         self._open: Counter[str] = Counter()
         self._lock = threading.Lock()
+        self.version = 0
+        """Moves on whenever a viewer connects first or leaves last: what `connected` answers may
+        differ from then on (a view of who is here is made again only then)."""
 
     def enter(self, viewer: Viewer) -> None:
         with self._lock:
             self._open[str(viewer)] += 1
             first = self._open[str(viewer)] == 1
+            if first:
+                self.version += 1
         if first:
             self._broadcaster.nudge()
 
@@ -28,6 +33,7 @@ class Presence:
             last = self._open[str(viewer)] <= 0
             if last:
                 del self._open[str(viewer)]
+                self.version += 1
         if last:
             self._broadcaster.nudge()
 

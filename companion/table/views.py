@@ -48,6 +48,7 @@ class TableViews:
         self._revision = -1
         self._ahead_of: int | None = None
         """The revision a change was made at, until its publish moves it on (see `forget`)."""
+        self._seats_made: tuple[TableState, int, dict[str, Any]] | None = None
 
     def forget(self) -> None:
         """The table changed: what was built before is stale (under the table's lock).
@@ -99,14 +100,24 @@ class TableViews:
         return part
 
     def _seats(self) -> dict[str, Any]:
-        seats = self.table.state.view()
+        """The seats and who is connected: made again only when the table's seats or its screens
+        changed (most commands change neither), else the part built before, as it was; made
+        again alike, it is kept as it was too (`kept`)."""
+        state, presence = self.table.state, self.table.presence
+        version = presence.version  # read first: a screen that comes meanwhile moves it on again
+        made = self._seats_made
+        if made is not None and made[0] is state and made[1] == version:
+            return made[2]
+        seats = state.view()
         for seat in seats["seats"]:
-            seat["connected"] = self.table.presence.connected(Viewer("seat", seat["number"]))
+            seat["connected"] = presence.connected(Viewer("seat", seat["number"]))
+        seats = kept(self._before.get("#table"), seats)
+        self._seats_made = (state, version, seats)
         return seats
 
     def _build(self, viewer: Viewer) -> dict[str, Any]:
         table = self.table
-        view: dict[str, Any] = {"position": table.position, "table": self._shared("#table", self._seats, keep=True),
+        view: dict[str, Any] = {"position": table.position, "table": self._shared("#table", self._seats),
                                 "game": self._game(viewer)}
         for name, part in table.extra_views.items():
             view[name] = part(viewer)
