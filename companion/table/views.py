@@ -86,17 +86,17 @@ class TableViews:
                     self._revision = revision
             cached = self._views.get(key)
             if cached is None:
-                cached = self._views[key] = self._build(viewer)
+                cached = self._views[key] = self._build(viewer, key)
             return cached
 
-    def _shared(self, name: Hashable, build: Callable[[], Any], keep: bool = False) -> Any:
+    def _shared(self, name: Hashable, build: Callable[..., Any], *args: Any, keep: bool = False) -> Any:
         """A part every viewer's view shares (the same object), built once per change; with
         `keep`, the one built before it when they are alike (a small part most changes leave as
         it was: compared once here, then passed by identity by every screen's patch, and printed
-        once)."""
+        once). `build(*args)` makes it."""
         part = self._views.get(name)
         if part is None:
-            part = self._views[name] = kept(self._before.get(name), build()) if keep else build()
+            part = self._views[name] = kept(self._before.get(name), build(*args)) if keep else build(*args)
         return part
 
     def _seats(self) -> dict[str, Any]:
@@ -115,7 +115,7 @@ class TableViews:
         self._seats_made = (state, version, seats)
         return seats
 
-    def _build(self, viewer: Viewer) -> dict[str, Any]:
+    def _build(self, viewer: Viewer, key: str) -> dict[str, Any]:
         table = self.table
         view: dict[str, Any] = {"position": table.position, "table": self._shared("#table", self._seats),
                                 "game": self._game(viewer)}
@@ -124,7 +124,7 @@ class TableViews:
         if viewer.kind == "seat" and viewer.seat is not None:
             # The seat's own part: the one its view held before the change, while its name stays.
             name = table.state.names.get(viewer.seat, "")
-            was = (self._before.get(str(viewer)) or {}).get("you")
+            was = (self._before.get(key) or {}).get("you")
             view["you"] = was if was is not None and was["name"] == name else {"seat": viewer.seat, "name": name}
         return view
 
@@ -140,8 +140,8 @@ class TableViews:
         refusal = run.undo_refusal(viewer, self.table.undo_policy) if undoes else None
         offers = definition.offers_alike(run.state, viewer)
         sees = definition.sees_alike(run.state, viewer)
-        return self._shared(("#game", sees, offers, undoes, refusal),
-                            lambda: self._game_part(run, viewer, undoes, refusal, offers, sees))
+        return self._shared(("#game", sees, offers, undoes, refusal), self._game_part,
+                            run, viewer, undoes, refusal, offers, sees)
 
     def _game_part(self, run: GameRun, viewer: Viewer, undoes: bool, refusal: str | None, offers: Hashable,
                    sees: Hashable) -> dict[str, Any]:
