@@ -588,14 +588,16 @@ def figure_games(plan: Plan, seed: int) -> list[Row]:
          "companion/sim/players/garlic.py: companion deck, half the rounds settled through the real referee"),
         ("la nuit des vampires",
          lambda n: played(nuit.play_game(players, {}, key(n), random.Random(n)), lambda s: s.phase == "over"),
-         "companion/sim/players/nuit.py, it validates every offered action to choose among the allowed"),
+         "companion/sim/players/nuit.py, it draws among the offered actions by their weights and validates each one "
+         "it draws until one is allowed (the law of a draw among the allowed)"),
         ("Vampir",
          lambda n: played(vampir.play_game(players, {}, key(n), random.Random(n), illegal=0, offered=0),
                           VAMPIR.is_over),
          "companion/sim/players/vampir.py, no illegal tries"),
         ("La chasse au vampire",
          lambda n: played(chasse.play_game(players, {}, key(n), random.Random(n)), lambda s: s.phase == "over"),
-         "companion/sim/players/chasse.py, it validates every offered action to choose among the allowed; the "
+         "companion/sim/players/chasse.py, it draws among the offered actions by their weights and validates each "
+         "one it draws until one is allowed; the "
          "sand glass turned over as it runs out"),
         ("Dracula (a series of 3 rounds)",
          lambda n: played(dracula.play_series(players, n), DRACULA.is_over),

@@ -23,6 +23,7 @@ from companion.games.chasse.options import normalize_options
 from companion.games.chasse.rules import board_of
 from companion.games.chasse.state import ChasseState
 from companion.games.chasse.views import waiting_for
+from companion.sim.players import draw_allowed
 from companion.sim.players.garlic import Turn, told
 from companion.sim.players.nuit import seats_for
 
@@ -89,10 +90,10 @@ def play_game(players: int, options: Mapping[str, Any], key: bytes, rnd: random.
         waiting = waiting_for(state)
         anyone = rnd.random() < 0.1 or not waiting  # now and then a traveller offers blood
         actor = seat(rnd.randint(1, players) if anyone else rnd.choice(waiting))
-        allowed = [c for c in GAME.actions(state, actor) if GAME.validate(state, actor, c) is None]
-        if not allowed:
+        offers = GAME.actions(state, actor)
+        command = draw_allowed(rnd, GAME, state, actor, offers, [_weight(state, actor, c) for c in offers])
+        if command is None:
             continue
-        command = rnd.choices(allowed, [_weight(state, actor, c) for c in allowed])[0]
         state = _play(played, state, actor, Command(command.name, command.args, now), rng, check)
     played.state = state
     return played

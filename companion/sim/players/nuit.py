@@ -20,6 +20,7 @@ from companion.games.nuit import NUIT_DES_VAMPIRES as GAME
 from companion.games.nuit.options import normalize_options
 from companion.games.nuit.state import NuitState
 from companion.games.nuit.turn import waiting_for
+from companion.sim.players import draw_allowed
 from companion.sim.players.garlic import Turn, told
 
 Check = Callable[[NuitState, NuitState, Event], None]
@@ -37,7 +38,7 @@ def seats_for(players: int) -> tuple[SeatInfo, ...]:
     return tuple(SeatInfo(n, f"Player {n}") for n in range(1, players + 1))
 
 
-def _weight(state: NuitState, command: Command, rnd: random.Random) -> float:
+def _weight(state: NuitState, command: Command) -> float:
     """Moves to the castle grow likelier with the turns, so games end; the rest is even."""
     if command.name == "stop" and command.args.get("at") == "courtyard":
         return 0.2 + state.turns / 20
@@ -59,11 +60,9 @@ def play_game(players: int, options: Mapping[str, Any], key: bytes, rnd: random.
         who = rnd.choice(waiting) if waiting and rnd.random() < 0.9 else rnd.randint(1, players)
         viewer = viewers[who]
         offers = GAME.actions(state, viewer)
-        allowed = [c for c, refusal in zip(offers, GAME.validate_each(state, viewer, offers), strict=True)
-                   if refusal is None]
-        if not allowed:
+        command = draw_allowed(rnd, GAME, state, viewer, offers, [_weight(state, c) for c in offers])
+        if command is None:
             continue
-        command = rnd.choices(allowed, [_weight(state, c, rnd) for c in allowed])[0]
         state, turn = told(GAME, state, viewer, command, rng, check)
         played.turns.append(turn)
         played.events += turn.events
