@@ -195,7 +195,7 @@ def test_a_stored_command_whose_answer_fails_is_still_announced(table: Table, mo
     start_tray(table)
     before = table.broadcaster.revision
 
-    def broken(viewer: Any) -> Any:
+    def broken(viewer: Any, key: str) -> Any:
         raise RuntimeError("a view that cannot be built")
 
     monkeypatch.setattr(table.views, "_build", broken)
