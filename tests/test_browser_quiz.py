@@ -27,6 +27,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Route
 
 from tests.support.browser import PLAYER_NAMES, SOUND_SPY_JS, Scene, Screen, at_once
 
@@ -477,8 +478,14 @@ def test_a_buzz_carries_its_tap_and_frame_and_a_page_whose_clock_jumps_is_timed_
 
     phone2.page.clock.install()
     phones_mapped(scene, [2])
+    # From the jump to the tap, the page's ping echoes wait: a ping that found the jumped clock first
+    # would have it mapped anew (a loaded machine can take a second to tap), and the tap must be the
+    # first reading of the jumped clock the service sees.
+    held: list[Route] = []
+    phone2.page.route("**/api/ping", lambda route: held.append(route))
     phone2.page.clock.fast_forward(7_000)  # the page's clock jumps seven seconds ahead
     sent, answer = buzz(phone2)
+    phone2.page.unroute("**/api/ping")  # the echoes held go on their way
     assert answer["method"] == "arrival", f"a tap stamped on the jumped clock is believed: {answer}"
     # Installing the test's clock moved the page's clock too, by an amount the test does not
     # choose: the tap is then after its arrival, long before it, or from a clock not mapped yet.
