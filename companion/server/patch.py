@@ -105,11 +105,12 @@ def _moved_parts(position: int, last: dict[str, Any], current: dict[str, Any],
     A patch names only the entries that are not the very objects they were, and each one's
     operations depend on its two sides alone. So the key holds each moved entry by the
     identities of its two sides (a scalar by its type and value: the views of several viewers
-    hold equal scalars that need not be one object). A dict of a viewer's own whose entries come
-    from a part every viewer shares (a phone's buttons: what every phone sees, and its own seat)
-    is held, when `nested`, one level down, by its own moved entries. The second item holds the objects named by
-    identity, for the memo to keep them alive: an identity is then never reused while it is a
-    key. None when an entry was added or dropped (a rare change, patched the long way)."""
+    hold equal scalars that need not be one object). With `nested`, a dict of a viewer's own
+    whose entries come from a part every viewer shares (a phone's buttons: what every phone
+    sees, and its own seat) is held one level down, by its own moved entries. The second item
+    holds the objects named by identity, for the memo to keep them alive: an identity is then
+    never reused while it is a key. None when an entry was added or dropped (a rare change,
+    patched the long way)."""
     key: list[Any] = [position]
     held: list[Any] = []
     if not _moved_entries(last, current, key, held, nested):
@@ -294,7 +295,7 @@ class SharedEncoder:
         else:
             # By the moved entries themselves first (most screens of a change share them); then
             # one level down, where a viewer's own dict holds what all share (the phones' buttons).
-            keys = []
+            keys: list[tuple[tuple[Any, ...], list[Any]]] = []
             made = None
             for nested in (False, True):
                 moved = _moved_parts(position, last, current, nested)
